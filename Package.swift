@@ -1,0 +1,33 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "NetworkLayer",
+    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
+    products: [
+        .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
+        .executable(name: "networklayer-demo", targets: ["networklayer-demo"]),
+    ],
+    targets: [
+        .target(name: "NetworkLayer", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "networklayer-demo",
+            dependencies: ["NetworkLayer"],
+            swiftSettings: swiftSettings
+        ),
+        // A loopback HTTP/1.1 server on POSIX sockets, used by the URLSessionTransport tests.
+        .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NetworkLayerTests",
+            dependencies: ["NetworkLayer", "HTTPTestServer"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

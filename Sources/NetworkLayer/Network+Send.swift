@@ -1,0 +1,115 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+// URLRequest lives in FoundationNetworking on Linux.
+import FoundationNetworking
+#endif
+
+extension Network {
+    /// Sends a route and decodes the JSON body as `T`.
+    ///
+    /// ```swift
+    /// let user: User = try await network.send(UserRoute.getUser(id: 1))
+    /// let same = try await network.send(UserRoute.getUser(id: 1), as: User.self)
+    /// let raw: Data = try await network.send(UserRoute.getUser(id: 1))   // the bytes, not decoded
+    /// ```
+    ///
+    /// `Data` gets the raw body. An empty body (and 204, 205 or `HEAD`) gives `nil` for an `Optional`, empty `Data`,
+    /// and ``NetworkError/decoding(_:statusCode:body:)`` for anything else.
+    ///
+    /// - Throws: ``NetworkError``: the route is invalid, the transport failed, the status is not acceptable,
+    ///   the body does not decode, or the task was cancelled.
+    public func send<T: Decodable>(
+        _ route: some URLRequestProtocol,
+        as type: T.Type = T.self
+    ) async throws(NetworkError) -> T {
+        let request = try route.urlRequest
+        return try await value(type, for: request).0
+    }
+
+    /// Sends a route and returns the decoded value with the status code and headers.
+    ///
+    /// ```swift
+    /// let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
+    /// ```
+    public func send<T: Decodable>(_ route: some URLRequestProtocol) async throws(NetworkError) -> Response<T> {
+        let request = try route.urlRequest
+        let (value, response) = try await value(T.self, for: request)
+        return Response(value: value, httpResponse: response)
+    }
+
+    /// Sends a route that returns nothing you need, checking only the status.
+    ///
+    /// ```swift
+    /// try await network.send(UserRoute.deleteUser(id: 1))
+    /// ```
+    public func send(_ route: some URLRequestProtocol) async throws(NetworkError) {
+        let request = try route.urlRequest
+        _ = try await response(for: request)
+    }
+
+    /// Sends a route and returns the decoded value or the error as a `Result`; never throws.
+    ///
+    /// ```swift
+    /// let result: Result<User, NetworkError> = await network.send(UserRoute.getUser(id: 1))
+    /// ```
+    public func send<T: Decodable>(_ route: some URLRequestProtocol) async -> Result<T, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try await send(route, as: T.self))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Sends a route and calls `completion` exactly once with the decoded value or the error.
+    ///
+    /// ```swift
+    /// let task = network.send(UserRoute.getUser(id: 1)) { (result: Result<User, NetworkError>) in
+    ///     print(result)
+    /// }
+    /// task.cancel()   // completion then gets .failure(.cancelled)
+    /// ```
+    ///
+    /// `completion` runs on an arbitrary thread; hop to the main actor yourself to touch UI.
+    ///
+    /// - Returns: The task doing the work; cancel it to cancel the request.
+    @discardableResult
+    public func send<T: Decodable & Sendable>(
+        _ route: some URLRequestProtocol,
+        completion: @escaping @Sendable (Result<T, NetworkError>) -> Void
+    ) -> Task<Void, Never> {
+        let request = Self.request(for: route)
+        return Task {
+            completion(await result(for: request) { request async throws(NetworkError) in
+                try await value(T.self, for: request).0
+            })
+        }
+    }
+
+    /// Sends a route that returns nothing you need and calls `completion` exactly once with the outcome.
+    ///
+    /// - Returns: The task doing the work; cancel it to cancel the request.
+    @discardableResult
+    public func send(
+        _ route: some URLRequestProtocol,
+        completion: @escaping @Sendable (Result<Void, NetworkError>) -> Void
+    ) -> Task<Void, Never> {
+        let request = Self.request(for: route)
+        return Task {
+            completion(await result(for: request) { request async throws(NetworkError) in
+                _ = try await response(for: request)
+            })
+        }
+    }
+
+    private func result<T>(
+        for request: Result<URLRequest, NetworkError>,
+        _ operation: (URLRequest) async throws(NetworkError) -> T
+    ) async -> Result<T, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try await operation(request.get()))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

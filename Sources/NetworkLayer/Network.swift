@@ -1,0 +1,126 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+// URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+import FoundationNetworking
+#endif
+
+/// Sends routes through a ``Transport`` and turns the responses into typed values or a ``NetworkError``.
+///
+/// ```swift
+/// let network = Network(transport: URLSessionTransport())
+/// let user: User = try await network.send(UserRoute.getUser(id: 1))
+/// ```
+///
+/// `Network` is an immutable-by-default value: copy it and change a property to get a variant, for example a decoder
+/// with a date strategy. ``default`` is a shared instance on ``URLSessionTransport``, and every `send` also exists
+/// as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
+public struct Network: Sendable {
+    /// The transport requests go through.
+    public var transport: any Transport
+    /// The decoder for JSON bodies.
+    public var decoder: JSONDecoder
+    /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
+    public var acceptableStatusCodes: Set<Int>
+
+    /// Creates a network over a transport.
+    ///
+    /// - Parameters:
+    ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
+    ///   - decoder: The decoder for JSON bodies.
+    ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
+    public init(
+        transport: any Transport,
+        decoder: JSONDecoder = JSONDecoder(),
+        acceptableStatusCodes: Set<Int> = Set(200..<300)
+    ) {
+        self.transport = transport
+        self.decoder = decoder
+        self.acceptableStatusCodes = acceptableStatusCodes
+    }
+
+    /// The shared network on a ``URLSessionTransport`` with a stateless configuration, used by the static `send` calls.
+    public static let `default` = Network(transport: URLSessionTransport())
+}
+
+// MARK: - The one implementation every shape wraps
+
+extension Network {
+    /// Sends a built request and checks the status; the single path to the transport.
+    func response(for request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        if Task.isCancelled { throw .cancelled }
+        let data: Data
+        let response: HTTPURLResponse
+        do {
+            (data, response) = try await transport.send(request)
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+        guard acceptableStatusCodes.contains(response.statusCode) else {
+            throw .unacceptableStatus(response.statusCode, headers: response.headerFields, body: data)
+        }
+        return (data, response)
+    }
+
+    /// Sends a built request and decodes the body as `T`.
+    func value<T: Decodable>(
+        _ type: T.Type,
+        for request: URLRequest
+    ) async throws(NetworkError) -> (T, HTTPURLResponse) {
+        let (data, response) = try await response(for: request)
+        let value = try decode(type, from: data, response: response, method: request.httpMethod)
+        return (value, response)
+    }
+
+    /// Decodes a body: `Data` as the raw bytes, an empty body as `nil` for optionals, anything else as JSON.
+    func decode<T: Decodable>(
+        _ type: T.Type,
+        from data: Data,
+        response: HTTPURLResponse,
+        method: String?
+    ) throws(NetworkError) -> T {
+        let status = response.statusCode
+        if Self.hasNoContent(data, status: status, method: method) {
+            if let empty = EmptyBody.value(of: type) { return empty }
+            let context = DecodingError.Context(
+                codingPath: [],
+                debugDescription: "The response has no body (HTTP \(status)); ask for Void, an Optional or Data")
+            throw .decoding(.valueNotFound(type, context), statusCode: status, body: data)
+        }
+        if T.self == Data.self, let raw = data as? T { return raw }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw .decoding(error, statusCode: status, body: data)
+        } catch {
+            let context = DecodingError.Context(
+                codingPath: [], debugDescription: "\(error)", underlyingError: error)
+            throw .decoding(.dataCorrupted(context), statusCode: status, body: data)
+        }
+    }
+
+    /// Whether a response carries no content: 204, 205, a `HEAD` response, or an empty body.
+    static func hasNoContent(_ data: Data, status: Int, method: String?) -> Bool {
+        data.isEmpty || status == 204 || status == 205 || method == HTTPMethod.head.rawValue
+    }
+
+    /// Builds the request for a route, or returns why it cannot be sent.
+    static func request(for route: some URLRequestProtocol) -> Result<URLRequest, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try route.urlRequest)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// What an empty body decodes to for the types that allow one.
+private enum EmptyBody {
+    static func value<T>(of type: T.Type) -> T? {
+        if let optional = type as? any ExpressibleByNilLiteral.Type {
+            return optional.init(nilLiteral: ()) as? T
+        }
+        if T.self == Data.self { return Data() as? T }
+        return nil
+    }
+}

@@ -1,0 +1,54 @@
+#if canImport(FoundationNetworking)
+// HTTPURLResponse lives in FoundationNetworking on Linux.
+public import FoundationNetworking
+#else
+public import Foundation
+#endif
+
+/// A decoded value together with the HTTP response it came in.
+///
+/// ```swift
+/// let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
+/// print(response.value.name, response.statusCode, response.headers["ETag"] ?? "")
+/// ```
+public struct Response<Value> {
+    /// The decoded body.
+    public var value: Value
+    /// The HTTP response as the transport returned it.
+    public var httpResponse: HTTPURLResponse
+
+    /// Creates a response from a value and the HTTP response it came in.
+    public init(value: Value, httpResponse: HTTPURLResponse) {
+        self.value = value
+        self.httpResponse = httpResponse
+    }
+
+    /// The HTTP status code, for example `200`.
+    public var statusCode: Int { httpResponse.statusCode }
+
+    /// The response header fields.
+    ///
+    /// Name spelling is the platform's: Linux reports `ETag` as `Etag`. Look fields up with
+    /// ``value(forHeaderField:)``, which ignores case.
+    public var headers: [String: String] { httpResponse.headerFields }
+
+    /// The value of a header field, matched without regard to case.
+    public func value(forHeaderField name: String) -> String? {
+        httpResponse.value(forHTTPHeaderField: name)
+    }
+}
+
+extension Response: Sendable where Value: Sendable {}
+
+extension HTTPURLResponse {
+    /// The header fields as strings; on Linux `allHeaderFields` is typed `[AnyHashable: Any]`.
+    var headerFields: [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in allHeaderFields {
+            if let name = name as? String {
+                fields[name] = value as? String ?? String(describing: value)
+            }
+        }
+        return fields
+    }
+}

@@ -1,0 +1,33 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+// URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+public import FoundationNetworking
+#endif
+
+/// Sends a `URLRequest` and returns the body and the HTTP response: the one seam between ``Network`` and the wire.
+///
+/// ``URLSessionTransport`` is the default. Inject your own to test code that uses ``Network`` without a server:
+///
+/// ```swift
+/// struct CannedTransport: Transport {
+///     var status = 200
+///     var body = Data(#"{"id":1,"name":"Alice"}"#.utf8)
+///
+///     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+///         let response = HTTPURLResponse(
+///             url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+///         return (body, response)
+///     }
+/// }
+///
+/// let network = Network(transport: CannedTransport())
+/// ```
+///
+/// A transport returns every status code as a response; ``Network`` decides which are errors. Throw a `URLError`
+/// for network failures and `CancellationError` (or `URLError(.cancelled)`) when the task is cancelled; ``Network``
+/// maps them to ``NetworkError``.
+public protocol Transport: Sendable {
+    /// Sends the request and returns the complete body with its HTTP response.
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+}

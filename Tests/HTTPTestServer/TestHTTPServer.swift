@@ -1,0 +1,209 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A request as the test server read it off the socket.
+public struct ReceivedRequest: Sendable {
+    /// The method, for example `"GET"`.
+    public var method: String
+    /// The request target: the path with its query, exactly as sent.
+    public var target: String
+    /// The header fields in the order received.
+    public var headerFields: [(name: String, value: String)]
+    /// The body bytes.
+    public var body: Data
+
+    /// The path without the query.
+    public var path: String { String(target.prefix { $0 != "?" }) }
+
+    /// The first value of a header, matched without regard to case.
+    public func header(_ name: String) -> String? {
+        headerFields.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// What the test server does with a request.
+public enum ServerReply: Sendable {
+    /// A well-formed response with a correct `Content-Length`.
+    case response(status: Int, headers: [String: String] = [:], body: Data = Data())
+    /// These bytes exactly, then the connection is closed: for truncated bodies and garbage.
+    case raw(Data)
+    /// No answer at all; the connection is held until the client gives up or the server stops.
+    case hang
+    /// The connection is closed without a byte of response.
+    case close
+
+    /// A 200 response with a JSON body.
+    public static func json(_ text: String, status: Int = 200) -> ServerReply {
+        .response(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    }
+}
+
+/// An HTTP/1.1 server on 127.0.0.1 and an ephemeral port, on plain POSIX sockets, for tests.
+///
+/// Each connection gets a thread; every wait polls at most 50 ms at a time and ends when the server stops,
+/// so no test can leave a thread blocked forever.
+public final class TestHTTPServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    private let listener: Int32
+    private let handler: @Sendable (ReceivedRequest) -> ServerReply
+    private let state = ServerState()
+
+    /// Starts a server that answers every request with `handler`.
+    public init(handler: @escaping @Sendable (ReceivedRequest) -> ServerReply) throws {
+        self.handler = handler
+        (listener, port) = try Socket.listen()
+        let listener = listener
+        let state = state
+        let handler = handler
+        let thread = Thread {
+            Self.acceptLoop(listener: listener, state: state, handler: handler)
+        }
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// `http://127.0.0.1:PORT`, with no trailing slash.
+    public var baseURL: URL {
+        URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// Every request received so far, in order of arrival.
+    public var requests: [ReceivedRequest] {
+        state.requests
+    }
+
+    /// Stops accepting and closes every connection within about 50 ms.
+    public func stop() {
+        state.stop()
+    }
+
+    private static func acceptLoop(
+        listener: Int32,
+        state: ServerState,
+        handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
+    ) {
+        defer { close(listener) }
+        while !state.isStopped {
+            guard Socket.waitReadable(listener, milliseconds: 50) else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            Socket.configure(connection)
+            let thread = Thread {
+                Connection(fd: connection, state: state, handler: handler).run()
+            }
+            thread.start()
+        }
+    }
+}
+
+/// One client connection: reads requests and writes replies until either side closes.
+private struct Connection {
+    let fd: Int32
+    let state: ServerState
+    let handler: @Sendable (ReceivedRequest) -> ServerReply
+
+    func run() {
+        defer { close(fd) }
+        var buffer = [UInt8]()
+        while !state.isStopped {
+            guard let request = readRequest(&buffer) else { return }
+            state.record(request)
+            guard write(handler(request), for: request) else { return }
+        }
+    }
+
+    /// Writes a reply; returns whether the connection stays open for another request.
+    private func write(_ reply: ServerReply, for request: ReceivedRequest) -> Bool {
+        switch reply {
+        case .response(let status, let headers, let body):
+            var head = "HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n"
+            if headers.keys.first(where: { $0.lowercased() == "content-length" }) == nil {
+                head += "Content-Length: \(body.count)\r\n"
+            }
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            head += "\r\n"
+            var bytes = Data(head.utf8)
+            if request.method != "HEAD" { bytes.append(body) }
+            let closeAfter = headers.contains { $0.key.lowercased() == "connection" && $0.value == "close" }
+            return Socket.sendAll(fd, bytes) && !closeAfter
+        case .raw(let bytes):
+            _ = Socket.sendAll(fd, bytes)
+            return false
+        case .hang:
+            // Hold the connection until the client closes it or the server stops.
+            var byte: UInt8 = 0
+            while !state.isStopped {
+                if Socket.waitReadable(fd, milliseconds: 50), recv(fd, &byte, 1, 0) <= 0 { break }
+            }
+            return false
+        case .close:
+            return false
+        }
+    }
+
+    /// Reads one request; `nil` when the client closes, the server stops or the request is malformed.
+    private func readRequest(_ buffer: inout [UInt8]) -> ReceivedRequest? {
+        var headEnd = HTTPParsing.endOfHead(buffer)
+        while headEnd == nil {
+            guard readMore(&buffer) else { return nil }
+            headEnd = HTTPParsing.endOfHead(buffer)
+        }
+        guard let headEnd, var request = HTTPParsing.parseHead(Array(buffer[..<headEnd])) else { return nil }
+        buffer.removeFirst(headEnd + 4)
+        let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
+        while buffer.count < length {
+            guard readMore(&buffer) else { return nil }
+        }
+        request.body = Data(buffer.prefix(length))
+        buffer.removeFirst(length)
+        return request
+    }
+
+    private func readMore(_ buffer: inout [UInt8]) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while !state.isStopped {
+            guard Socket.waitReadable(fd, milliseconds: 50) else { continue }
+            let count = recv(fd, &chunk, chunk.count, 0)
+            guard count > 0 else { return false }
+            buffer.append(contentsOf: chunk[..<count])
+            return true
+        }
+        return false
+    }
+}
+
+/// The server's shared state: whether it is stopping, and what it has received.
+private final class ServerState: Sendable {
+    private let storage = LockedBox<(stopped: Bool, requests: [ReceivedRequest])>((false, []))
+
+    var isStopped: Bool { storage.withLock { $0.stopped } }
+    var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
+
+    func stop() { storage.withLock { $0.stopped = true } }
+    func record(_ request: ReceivedRequest) { storage.withLock { $0.requests.append(request) } }
+}
+
+/// A lock-guarded value.
+///
+/// `@unchecked Sendable` is sound: `value` is private and only touched inside `withLock` while `lock` is held.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

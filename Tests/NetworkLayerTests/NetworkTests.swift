@@ -1,0 +1,314 @@
+import Foundation
+import NetworkLayer
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Network: the send shapes of DESIGN.md")
+struct NetworkTests {
+    let transport = StubTransport(json: aliceJSON)
+    var network: Network { Network(transport: transport) }
+
+    @Test func decodesTheValueWhenTheTypeIsInferred() async throws {
+        let user: User = try await network.send(UserRoute.getUser(id: 1))
+        #expect(user == alice)
+        #expect(transport.requests.count == 1)
+        #expect(transport.requests.first?.url?.absoluteString == "https://api.example.com/users/1")
+        #expect(transport.requests.first?.httpMethod == "GET")
+        #expect(transport.requests.first?.value(forHTTPHeaderField: "Accept") == "application/json")
+    }
+
+    @Test func decodesTheValueWhenTheTypeIsNamed() async throws {
+        let same = try await network.send(UserRoute.getUser(id: 1), as: User.self)
+        #expect(same == alice)
+    }
+
+    @Test func returnsAResultInsteadOfThrowing() async throws {
+        let result: Result<User, NetworkError> = await network.send(UserRoute.getUser(id: 1))
+        #expect(try result.get() == alice)
+
+        let failing = Network(transport: StubTransport(status: 500))
+        let failure: Result<User, NetworkError> = await failing.send(UserRoute.getUser(id: 1))
+        guard case .failure(.unacceptableStatus(500, _, _)) = failure else {
+            Issue.record("expected a 500 failure, got \(failure)")
+            return
+        }
+    }
+
+    @Test func returnsTheResponseWithStatusAndHeaders() async throws {
+        let transport = StubTransport(status: 201, headers: ["ETag": "\"v1\""], body: Data(aliceJSON.utf8))
+        let response: Response<User> = try await Network(transport: transport).send(UserRoute.getUser(id: 1))
+        #expect(response.value == alice)
+        #expect(response.statusCode == 201)
+        #expect(response.headers.contains { $0.key.lowercased() == "etag" && $0.value == "\"v1\"" })
+        #expect(response.value(forHeaderField: "etag") == "\"v1\"")
+        #expect(response.httpResponse.statusCode == 201)
+    }
+
+    @Test func sendsAndChecksOnlyTheStatusForVoid() async throws {
+        let transport = StubTransport(status: 204)
+        try await Network(transport: transport).send(UserRoute.deleteUser(id: 1))
+        #expect(transport.requests.first?.httpMethod == "DELETE")
+
+        let failing = Network(transport: StubTransport(status: 404))
+        await #expect(throws: NetworkError.self) {
+            try await failing.send(UserRoute.deleteUser(id: 1))
+        }
+    }
+
+    @Test func returnsRawBytesForData() async throws {
+        let notJSON = Data("plain text, not JSON".utf8)
+        let network = Network(transport: StubTransport(body: notJSON))
+        let raw: Data = try await network.send(UserRoute.getUser(id: 1))
+        #expect(raw == notJSON)
+    }
+
+    @Test func sendsTheBodyAndHeadersOfTheRoute() async throws {
+        let transport = StubTransport(status: 201, body: Data(aliceJSON.utf8))
+        let created: User = try await Network(transport: transport).send(
+            UserRoute.createUser(name: "Alice", email: "alice@example.com"))
+        #expect(created == alice)
+        let request = try #require(transport.requests.first)
+        #expect(request.httpMethod == "POST")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let sent = try JSONDecoder().decode(NewUser.self, from: try #require(request.httpBody))
+        #expect(sent == NewUser(name: "Alice", email: "alice@example.com"))
+    }
+
+    @Test func usesTheConfiguredDecoder() async throws {
+        struct Event: Decodable { var at: Date }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let network = Network(transport: StubTransport(json: #"{"at": 86400}"#), decoder: decoder)
+        let event: Event = try await network.send(TestRoute())
+        #expect(event.at == Date(timeIntervalSince1970: 86400))
+    }
+
+    @Test func acceptsOnlyTheConfiguredStatuses() async throws {
+        let notModified = StubTransport(status: 304, body: Data(aliceJSON.utf8))
+        await #expect(throws: NetworkError.self) {
+            let _: User = try await Network(transport: notModified).send(UserRoute.getUser(id: 1))
+        }
+        let lenient = Network(transport: notModified, acceptableStatusCodes: Set(200..<400))
+        let user: User = try await lenient.send(UserRoute.getUser(id: 1))
+        #expect(user == alice)
+    }
+
+    @Test func keepsStatusHeadersAndBodyOfAnUnacceptableResponse() async throws {
+        let body = Data("<html>Internal error</html>".utf8)
+        let network = Network(transport: StubTransport(status: 503, headers: ["Retry-After": "5"], body: body))
+        let error = await #expect(throws: NetworkError.self) {
+            let _: User = try await network.send(UserRoute.getUser(id: 1))
+        }
+        guard case .unacceptableStatus(let status, let headers, let received) = error else {
+            Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(status == 503)
+        #expect(headers["Retry-After"] == "5")
+        #expect(received == body)
+        #expect(error?.statusCode == 503)
+        #expect(error?.responseBody == body)
+    }
+}
+
+@Suite("Network: empty responses")
+struct EmptyResponseTests {
+    @Test(arguments: [204, 205])
+    func noContentStatusesSucceedForVoidAndOptional(status: Int) async throws {
+        let network = Network(transport: StubTransport(status: status))
+        try await network.send(UserRoute.deleteUser(id: 1))
+        let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
+        #expect(maybe == nil)
+        let raw: Data = try await network.send(UserRoute.getUser(id: 1))
+        #expect(raw.isEmpty)
+    }
+
+    @Test func anEmptyBodyIsNilForOptionalAndAClearErrorOtherwise() async throws {
+        let network = Network(transport: StubTransport(status: 200))
+        let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
+        #expect(maybe == nil)
+
+        let error = await #expect(throws: NetworkError.self) {
+            let _: User = try await network.send(UserRoute.getUser(id: 1))
+        }
+        guard case .decoding(.valueNotFound, 200, let body) = error else {
+            Issue.record("expected a decoding error, got \(String(describing: error))")
+            return
+        }
+        #expect(body.isEmpty)
+        #expect(error?.description.contains("no body") == true)
+    }
+
+    @Test func aHeadResponseIsEmptyEvenIfTheTransportReturnsBytes() async throws {
+        let network = Network(transport: StubTransport(body: Data(aliceJSON.utf8)))
+        let maybe: User? = try await network.send(TestRoute(method: .head))
+        #expect(maybe == nil)
+        try await network.send(TestRoute(method: .head))
+    }
+
+    @Test func aNonEmptyBodyStillDecodesForOptional() async throws {
+        let network = Network(transport: StubTransport(json: aliceJSON))
+        let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
+        #expect(maybe == alice)
+    }
+}
+
+@Suite("Network: decoding errors")
+struct DecodingErrorTests {
+    struct Team: Codable { var users: [User] }
+
+    @Test func reportTheCodingPathAndTheBody() async throws {
+        let json = #"{"users":[\#(aliceJSON),\#(aliceJSON),\#(aliceJSON),{"id":4,"name":"Dan"}]}"#
+        let network = Network(transport: StubTransport(json: json))
+        let error = await #expect(throws: NetworkError.self) {
+            let _: Team = try await network.send(TestRoute())
+        }
+        guard case .decoding(.keyNotFound(let key, let context), 200, let body) = error else {
+            Issue.record("expected keyNotFound, got \(String(describing: error))")
+            return
+        }
+        #expect(key.stringValue == "email")
+        #expect(context.codingPath.map(\.stringValue) == ["users", "Index 3"])
+        #expect(body == Data(json.utf8))
+        let text = try #require(error?.description)
+        #expect(text.contains("keyNotFound 'email' at users[3]"))
+        #expect(text.contains(#"body: {"users":["#))
+        #expect(!text.contains("\n"))
+    }
+
+    @Test func reportInvalidJSONWithTheStartOfTheBody() async throws {
+        let html = "<html>\n<body>Gateway says hi</body>\n</html>"
+        let network = Network(transport: StubTransport(status: 200, body: Data(html.utf8)))
+        let error = await #expect(throws: NetworkError.self) {
+            let _: User = try await network.send(TestRoute())
+        }
+        guard case .decoding(.dataCorrupted, _, _) = error else {
+            Issue.record("expected dataCorrupted, got \(String(describing: error))")
+            return
+        }
+        let text = try #require(error?.description)
+        #expect(text.contains("<html> <body>Gateway says hi</body> </html>"))
+    }
+}
+
+@Suite("Network: completion handlers")
+struct CompletionHandlerTests {
+    @Test func deliverTheValueExactlyOnce() async throws {
+        let network = Network(transport: StubTransport(json: aliceJSON))
+        let calls = Guarded<[Result<User, NetworkError>]>([])
+        await network.send(UserRoute.getUser(id: 1)) { (result: Result<User, NetworkError>) in
+            calls.withLock { $0.append(result) }
+        }.value
+        let results = calls.withLock { $0 }
+        #expect(results.count == 1)
+        #expect(try results.first?.get() == alice)
+    }
+
+    @Test func deliverAnInvalidRouteAsAFailureWithoutSending() async throws {
+        let transport = StubTransport(json: aliceJSON)
+        let calls = Guarded<[Result<Void, NetworkError>]>([])
+        await Network(transport: transport).send(TestRoute(headers: ["Bad Name": "x"])) { result in
+            calls.withLock { $0.append(result) }
+        }.value
+        let results = calls.withLock { $0 }
+        #expect(results.count == 1)
+        guard case .failure(.invalidRequest(.headers, _, _)) = results.first else {
+            Issue.record("expected invalidRequest, got \(results)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func deliverCancelledExactlyOnceWhenTheTaskIsCancelled() async throws {
+        let transport = StubTransport { _ in
+            try await Task.sleep(for: .seconds(30))
+            return (200, [:], Data())
+        }
+        let calls = Guarded<[Result<User, NetworkError>]>([])
+        let task = Network(transport: transport).send(UserRoute.getUser(id: 1)) {
+            (result: Result<User, NetworkError>) in
+            calls.withLock { $0.append(result) }
+        }
+        task.cancel()
+        await task.value
+        let results = calls.withLock { $0 }
+        #expect(results.count == 1)
+        guard case .failure(.cancelled) = results.first else {
+            Issue.record("expected cancelled, got \(results)")
+            return
+        }
+    }
+}
+
+@Suite("Network: cancellation and transport errors")
+struct TransportErrorTests {
+    @Test func aCancelledTaskSendsNothing() async throws {
+        let transport = StubTransport(json: aliceJSON)
+        let network = Network(transport: transport)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let _: User = try await network.send(UserRoute.getUser(id: 1))
+        }
+        let result = await task.result
+        #expect((result.error as? NetworkError)?.isCancelled == true)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test(arguments: [
+        (URLError(.notConnectedToInternet), NetworkError.TransportFailure.offline),
+        (URLError(.timedOut), .timedOut),
+        (URLError(.cannotConnectToHost), .cannotConnect),
+        (URLError(.networkConnectionLost), .connectionLost),
+        (URLError(.cannotFindHost), .hostNotFound),
+        (URLError(.badServerResponse), .badResponse),
+        (URLError(.unsupportedURL), .other),
+    ])
+    func urlErrorsAreClassified(error: URLError, expected: NetworkError.TransportFailure) async throws {
+        let network = Network(transport: StubTransport { _ in throw error })
+        let thrown = await #expect(throws: NetworkError.self) {
+            try await network.send(UserRoute.deleteUser(id: 1))
+        }
+        guard case .transport(let failure, let underlying) = thrown else {
+            Issue.record("expected a transport error, got \(String(describing: thrown))")
+            return
+        }
+        #expect(failure == expected)
+        #expect((underlying as? URLError)?.code == error.code)
+        #expect(thrown?.urlError?.code == error.code)
+        #expect(thrown?.statusCode == nil)
+        #expect(thrown?.responseBody == nil)
+    }
+
+    @Test(arguments: [0, 1])
+    func cancellationArrivesAsCancelledWhateverItsForm(form: Int) async throws {
+        let cancellation: any Error = form == 0 ? CancellationError() : URLError(.cancelled)
+        let network = Network(transport: StubTransport { _ in throw cancellation })
+        let thrown = await #expect(throws: NetworkError.self) {
+            try await network.send(UserRoute.deleteUser(id: 1))
+        }
+        #expect(thrown?.isCancelled == true)
+    }
+
+    @Test func otherErrorsAreKept() async throws {
+        struct Boom: Error {}
+        let network = Network(transport: StubTransport { _ in throw Boom() })
+        let thrown = await #expect(throws: NetworkError.self) {
+            try await network.send(UserRoute.deleteUser(id: 1))
+        }
+        guard case .transport(.other, let underlying) = thrown else {
+            Issue.record("expected transport(.other), got \(String(describing: thrown))")
+            return
+        }
+        #expect(underlying is Boom)
+    }
+}
+
+extension Result {
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
