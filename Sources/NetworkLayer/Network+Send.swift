@@ -1,8 +1,8 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-// URLRequest lives in FoundationNetworking on Linux.
-import FoundationNetworking
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 extension Network {
@@ -80,9 +80,10 @@ extension Network {
     ) -> Task<Void, Never> {
         let request = Self.request(for: route)
         return Task {
-            completion(await result(for: request) { request async throws(NetworkError) in
-                try await value(T.self, for: request).0
-            })
+            completion(
+                await result(for: request) { request async throws(NetworkError) in
+                    try await value(T.self, for: request).0
+                })
         }
     }
 
@@ -96,9 +97,10 @@ extension Network {
     ) -> Task<Void, Never> {
         let request = Self.request(for: route)
         return Task {
-            completion(await result(for: request) { request async throws(NetworkError) in
-                _ = try await response(for: request)
-            })
+            completion(
+                await result(for: request) { request async throws(NetworkError) in
+                    _ = try await response(for: request)
+                })
         }
     }
 

@@ -1,8 +1,8 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-// URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
-import FoundationNetworking
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 /// Sends routes through a ``Transport`` and turns the responses into typed values or a ``NetworkError``.

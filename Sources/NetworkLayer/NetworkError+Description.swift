@@ -1,8 +1,8 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-// HTTPURLResponse lives in FoundationNetworking on Linux.
-import FoundationNetworking
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 extension NetworkError: CustomStringConvertible, LocalizedError {

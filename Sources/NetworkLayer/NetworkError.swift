@@ -1,6 +1,5 @@
 public import Foundation
 
-
 /// Everything that can go wrong when sending a route, each case with what you need to act on it.
 ///
 /// ```swift

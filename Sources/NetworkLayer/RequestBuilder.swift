@@ -1,8 +1,8 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-// URLRequest lives in FoundationNetworking on Linux.
-import FoundationNetworking
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 /// Builds a `URLRequest` from a route and refuses, before anything is sent, what no server should receive.

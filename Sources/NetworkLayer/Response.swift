@@ -1,8 +1,8 @@
 #if canImport(FoundationNetworking)
-// HTTPURLResponse lives in FoundationNetworking on Linux.
-public import FoundationNetworking
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// A decoded value together with the HTTP response it came in.

@@ -1,8 +1,8 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-// URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
-public import FoundationNetworking
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
 #endif
 
 /// Sends a `URLRequest` and returns the body and the HTTP response: the one seam between ``Network`` and the wire.

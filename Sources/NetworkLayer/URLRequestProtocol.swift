@@ -1,8 +1,8 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-// URLRequest lives in FoundationNetworking on Linux.
-public import FoundationNetworking
+    // URLRequest lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
 #endif
 
 /// A type that describes one HTTP request: usually an enum with a case per endpoint of an API.

@@ -1,8 +1,8 @@
 public import Foundation
 
 #if canImport(FoundationNetworking)
-// URLSession lives in FoundationNetworking on Linux.
-public import FoundationNetworking
+    // URLSession lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
 #endif
 
 /// The default ``Transport``: sends requests with one long-lived `URLSession`.

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Thin wrappers over the POSIX socket calls the test server needs.
@@ -17,9 +17,9 @@ enum Socket {
     /// Opens a listening socket on 127.0.0.1 with a port the kernel picks.
     static func listen() throws -> (fd: Int32, port: Int) {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
         var yes: Int32 = 1
@@ -37,7 +37,7 @@ enum Socket {
             close(fd)
             throw Failure(call: "bind", code: errno)
         }
-        guard Glibc_listen(fd, 1024) == 0 else {
+        guard systemListen(fd, 1024) == 0 else {
             close(fd)
             throw Failure(call: "listen", code: errno)
         }
@@ -53,7 +53,7 @@ enum Socket {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
     }
 
@@ -69,9 +69,9 @@ enum Socket {
             var offset = 0
             while offset < buffer.count {
                 #if canImport(Glibc)
-                let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                    let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 #else
-                let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, 0)
+                    let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, 0)
                 #endif
                 if sent <= 0 { return false }
                 offset += sent
@@ -82,7 +82,7 @@ enum Socket {
 }
 
 #if canImport(Glibc)
-private func Glibc_listen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
+    private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
 #else
-private func Glibc_listen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
+    private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
 #endif

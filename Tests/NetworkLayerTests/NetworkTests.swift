@@ -3,7 +3,7 @@ import NetworkLayer
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite("Network: the send shapes of DESIGN.md")
