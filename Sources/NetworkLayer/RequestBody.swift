@@ -2,7 +2,7 @@ public import Foundation
 
 /// A request body together with its media type, so the `Content-Type` header is set for you.
 ///
-/// Return one from ``URLRequestProtocol/requestBody-48mbd`` instead of implementing `body`:
+/// Return one from ``URLRequestProtocol/requestBody`` instead of implementing `body`:
 ///
 /// ```swift
 /// var requestBody: RequestBody? {

@@ -7,7 +7,7 @@ public import Foundation
 
 /// A type that describes one HTTP request: usually an enum with a case per endpoint of an API.
 ///
-/// Implement ``url`` and ``method``; add ``body`` (or ``requestBody-48mbd``) and ``headers`` where an endpoint needs them.
+/// Implement ``url`` and ``method``; add ``body`` (or ``requestBody``) and ``headers`` where an endpoint needs them.
 /// ``urlRequest`` turns the four into a `URLRequest`, refusing anything that should never be sent.
 ///
 /// ```swift
@@ -41,7 +41,7 @@ public protocol URLRequestProtocol {
 
     /// The raw body bytes, or `nil` for none. Defaults to `nil`.
     ///
-    /// Set `Content-Type` in ``headers`` yourself, or implement ``requestBody-48mbd`` instead to have it set for you.
+    /// Set `Content-Type` in ``headers`` yourself, or implement ``requestBody`` instead to have it set for you.
     var body: Data? { get throws }
 
     /// The body with its media type. Defaults to ``body`` with no media type; implement one or the other.
@@ -68,7 +68,7 @@ extension URLRequestProtocol {
     /// Sends no extra headers.
     public var headers: [String: String]? { nil }
 
-    /// The `URLRequest` made from ``url``, ``method``, ``requestBody-48mbd`` and ``headers``.
+    /// The `URLRequest` made from ``url``, ``method``, ``requestBody`` and ``headers``.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` naming the part that is wrong when the URL is not
     ///   absolute `http` or `https` or carries a user or password; the method is not an RFC 9110 token; a header name is
