@@ -78,12 +78,8 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<T, NetworkError>) -> Void
     ) -> Task<Void, Never> {
-        let request = Self.request(for: route)
-        return Task {
-            completion(
-                await result(for: request) { request async throws(NetworkError) in
-                    try await value(T.self, for: request).0
-                })
+        complete(route, completion) { request async throws(NetworkError) in
+            try await value(T.self, for: request).0
         }
     }
 
@@ -95,12 +91,20 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<Void, NetworkError>) -> Void
     ) -> Task<Void, Never> {
+        complete(route, completion) { request async throws(NetworkError) in
+            _ = try await response(for: request)
+        }
+    }
+
+    /// Builds the request now (the route need not be `Sendable`), then runs `operation` in a task and reports once.
+    private func complete<T>(
+        _ route: some URLRequestProtocol,
+        _ completion: @escaping @Sendable (Result<T, NetworkError>) -> Void,
+        _ operation: @escaping @Sendable (URLRequest) async throws(NetworkError) -> T
+    ) -> Task<Void, Never> {
         let request = Self.request(for: route)
         return Task {
-            completion(
-                await result(for: request) { request async throws(NetworkError) in
-                    _ = try await response(for: request)
-                })
+            completion(await result(for: request, operation))
         }
     }
 

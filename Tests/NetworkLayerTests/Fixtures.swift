@@ -19,47 +19,8 @@ struct NewUser: Codable, Equatable {
 
 let alice = User(id: 1, name: "Alice", email: "alice@example.com")
 
-/// The route enum of DESIGN.md, written the way a user writes it.
-enum UserRoute: URLRequestProtocol {
-    case getUser(id: Int)
-    case createUser(name: String, email: String)
-    case deleteUser(id: Int)
-
-    var url: URL {
-        get throws {
-            switch self {
-            case .getUser(let id), .deleteUser(let id):
-                try #require(URL(string: "https://api.example.com/users/\(id)"))
-            case .createUser:
-                try #require(URL(string: "https://api.example.com/users"))
-            }
-        }
-    }
-
-    var method: HTTPMethod {
-        switch self {
-        case .getUser: .get
-        case .createUser: .post
-        case .deleteUser: .delete
-        }
-    }
-
-    var body: Data? {
-        get throws {
-            switch self {
-            case .createUser(let name, let email): try JSONEncoder().encode(NewUser(name: name, email: email))
-            case .getUser, .deleteUser: nil
-            }
-        }
-    }
-
-    var headers: [String: String]? {
-        switch self {
-        case .createUser: ["Content-Type": "application/json", "Accept": "application/json"]
-        case .getUser, .deleteUser: ["Accept": "application/json"]
-        }
-    }
-}
+/// The route enum of DESIGN.md, as the README writes it.
+typealias UserRoute = Readme.UserRoute
 
 /// A route whose parts are plain values, for table-driven tests.
 struct TestRoute: URLRequestProtocol {

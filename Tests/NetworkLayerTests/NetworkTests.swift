@@ -17,7 +17,7 @@ struct NetworkTests {
         #expect(transport.requests.count == 1)
         #expect(transport.requests.first?.url?.absoluteString == "https://api.example.com/users/1")
         #expect(transport.requests.first?.httpMethod == "GET")
-        #expect(transport.requests.first?.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(transport.requests.first?.value(forHTTPHeaderField: "Content-Type") == "application/json")
     }
 
     @Test func decodesTheValueWhenTheTypeIsNamed() async throws {

@@ -12,7 +12,7 @@ struct RequestBuilderTests {
         let request = try UserRoute.createUser(name: "Alice", email: "a@example.com").urlRequest
         #expect(request.url?.absoluteString == "https://api.example.com/users")
         #expect(request.httpMethod == "POST")
-        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
         let body = try JSONDecoder().decode(NewUser.self, from: try #require(request.httpBody))
         #expect(body == NewUser(name: "Alice", email: "a@example.com"))
     }

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `URLSessionTransport` against a real HTTP/1.1 server on 127.0.0.1, started by each test.
-@Suite("URLSessionTransport against a loopback server")
+@Suite("URLSessionTransport against a loopback server", .timeLimit(.minutes(2)))
 struct URLSessionTransportTests {
     let network = Network(transport: URLSessionTransport())
 
@@ -139,6 +139,15 @@ struct URLSessionTransportTests {
         let requests = server.requests
         #expect(requests.count == 2)
         #expect(requests.last?.header("Cookie") == nil)
+    }
+
+    @Test func aResponseThatIsNotHTTPIsAnError() async throws {
+        // A data: URL is answered by URLSession with a plain URLResponse, never an HTTPURLResponse.
+        let request = URLRequest(url: try #require(URL(string: "data:text/plain;base64,aGVsbG8=")))
+        let error = await #expect(throws: URLError.self) {
+            _ = try await URLSessionTransport().send(request)
+        }
+        #expect(error?.code == .badServerResponse)
     }
 
     @Test func connectionRefusedIsATypedTransportError() async throws {
