@@ -12,10 +12,12 @@ let package = Package(
     platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6), .visionOS(.v1)],
     products: [
         .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
+        .library(name: "NetworkLayerTesting", targets: ["NetworkLayerTesting"]),
         .executable(name: "networklayer-demo", targets: ["networklayer-demo"]),
     ],
     targets: [
         .target(name: "NetworkLayer", swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerTesting", dependencies: ["NetworkLayer"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "networklayer-demo",
             dependencies: ["NetworkLayer"],
@@ -25,7 +27,8 @@ let package = Package(
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "HTTPTestServer"],
+            dependencies: ["NetworkLayer", "NetworkLayerTesting", "HTTPTestServer"],
+            resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),
     ],

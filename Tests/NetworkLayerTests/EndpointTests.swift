@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayer
+import NetworkLayerTesting
 import Testing
 
 @Suite("Endpoint: base URL + path + query")
@@ -63,7 +64,7 @@ struct EndpointTests {
         "users?id=1", "users#top", "../admin", "users/../../admin", "./users", "users/./7", "users/..",
     ])
     func refusesPathsThatWouldChangeTheURLsMeaning(path: String) async throws {
-        let transport = StubTransport(status: 200)
+        let transport = MockTransport(defaultResponse: .status(200))
         let endpoint = TestEndpoint(base: "https://h.example/api/v1", path: path)
         let error = await #expect(throws: NetworkError.self) {
             try await Network(transport: transport).send(endpoint)

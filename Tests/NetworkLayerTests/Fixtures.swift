@@ -65,59 +65,8 @@ struct TestEndpoint: Endpoint {
     }
 }
 
-/// A transport that answers with a closure and records every request it is given.
-final class StubTransport: Transport {
-    typealias Reply = @Sendable (URLRequest) async throws -> (status: Int, headers: [String: String], body: Data)
-
-    private let reply: Reply
-    private let recorded = Recorder()
-
-    init(_ reply: @escaping Reply) {
-        self.reply = reply
-    }
-
-    convenience init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
-        self.init { _ in (status, headers, body) }
-    }
-
-    convenience init(json: String, status: Int = 200) {
-        self.init(status: status, headers: ["Content-Type": "application/json"], body: Data(json.utf8))
-    }
-
-    var requests: [URLRequest] { recorded.requests }
-
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        recorded.append(request)
-        let (status, headers, body) = try await reply(request)
-        let url = try #require(request.url)
-        let response = try #require(
-            HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers))
-        return (body, response)
-    }
-}
-
-/// Requests recorded across threads.
-final class Recorder: Sendable {
-    private let storage = Guarded<[URLRequest]>([])
-    var requests: [URLRequest] { storage.withLock { $0 } }
-    func append(_ request: URLRequest) { storage.withLock { $0.append(request) } }
-}
-
-/// A lock-guarded value for test bookkeeping.
-///
-/// `@unchecked Sendable` is sound: `value` is private and only touched inside `withLock` while `lock` is held.
-final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
+/// Thread-safe bookkeeping for tests.
+typealias Guarded = Locked
 
 let aliceJSON = #"{"id":1,"name":"Alice","email":"alice@example.com"}"#
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayer
+import NetworkLayerTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -8,7 +9,7 @@ import Testing
 
 @Suite("Network: the send shapes of DESIGN.md")
 struct NetworkTests {
-    let transport = StubTransport(json: aliceJSON)
+    let transport = MockTransport(defaultResponse: .json(aliceJSON))
     var network: Network { Network(transport: transport) }
 
     @Test func decodesTheValueWhenTheTypeIsInferred() async throws {
@@ -29,7 +30,7 @@ struct NetworkTests {
         let result: Result<User, NetworkError> = await network.send(UserRoute.getUser(id: 1))
         #expect(try result.get() == alice)
 
-        let failing = Network(transport: StubTransport(status: 500))
+        let failing = Network(transport: MockTransport(defaultResponse: .status(500)))
         let failure: Result<User, NetworkError> = await failing.send(UserRoute.getUser(id: 1))
         guard case .failure(.unacceptableStatus(500, _, _)) = failure else {
             Issue.record("expected a 500 failure, got \(failure)")
@@ -38,7 +39,7 @@ struct NetworkTests {
     }
 
     @Test func returnsTheResponseWithStatusAndHeaders() async throws {
-        let transport = StubTransport(status: 201, headers: ["ETag": "\"v1\""], body: Data(aliceJSON.utf8))
+        let transport = MockTransport(defaultResponse: .json(aliceJSON, status: 201, headers: ["ETag": "\"v1\""]))
         let response: Response<User> = try await Network(transport: transport).send(UserRoute.getUser(id: 1))
         #expect(response.value == alice)
         #expect(response.statusCode == 201)
@@ -48,11 +49,11 @@ struct NetworkTests {
     }
 
     @Test func sendsAndChecksOnlyTheStatusForVoid() async throws {
-        let transport = StubTransport(status: 204)
+        let transport = MockTransport(defaultResponse: .status(204))
         try await Network(transport: transport).send(UserRoute.deleteUser(id: 1))
         #expect(transport.requests.first?.httpMethod == "DELETE")
 
-        let failing = Network(transport: StubTransport(status: 404))
+        let failing = Network(transport: MockTransport(defaultResponse: .status(404)))
         await #expect(throws: NetworkError.self) {
             try await failing.send(UserRoute.deleteUser(id: 1))
         }
@@ -60,13 +61,13 @@ struct NetworkTests {
 
     @Test func returnsRawBytesForData() async throws {
         let notJSON = Data("plain text, not JSON".utf8)
-        let network = Network(transport: StubTransport(body: notJSON))
+        let network = Network(transport: MockTransport(defaultResponse: .data(notJSON)))
         let raw: Data = try await network.send(UserRoute.getUser(id: 1))
         #expect(raw == notJSON)
     }
 
     @Test func sendsTheBodyAndHeadersOfTheRoute() async throws {
-        let transport = StubTransport(status: 201, body: Data(aliceJSON.utf8))
+        let transport = MockTransport(defaultResponse: .status(201, body: Data(aliceJSON.utf8)))
         let created: User = try await Network(transport: transport).send(
             UserRoute.createUser(name: "Alice", email: "alice@example.com"))
         #expect(created == alice)
@@ -81,13 +82,13 @@ struct NetworkTests {
         struct Event: Decodable { var at: Date }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        let network = Network(transport: StubTransport(json: #"{"at": 86400}"#), decoder: decoder)
+        let network = Network(transport: MockTransport(defaultResponse: .json(#"{"at": 86400}"#)), decoder: decoder)
         let event: Event = try await network.send(TestRoute())
         #expect(event.at == Date(timeIntervalSince1970: 86400))
     }
 
     @Test func acceptsOnlyTheConfiguredStatuses() async throws {
-        let notModified = StubTransport(status: 304, body: Data(aliceJSON.utf8))
+        let notModified = MockTransport(defaultResponse: .status(304, body: Data(aliceJSON.utf8)))
         await #expect(throws: NetworkError.self) {
             let _: User = try await Network(transport: notModified).send(UserRoute.getUser(id: 1))
         }
@@ -98,7 +99,8 @@ struct NetworkTests {
 
     @Test func keepsStatusHeadersAndBodyOfAnUnacceptableResponse() async throws {
         let body = Data("<html>Internal error</html>".utf8)
-        let network = Network(transport: StubTransport(status: 503, headers: ["Retry-After": "5"], body: body))
+        let network = Network(
+            transport: MockTransport(defaultResponse: .status(503, body: body, headers: ["Retry-After": "5"])))
         let error = await #expect(throws: NetworkError.self) {
             let _: User = try await network.send(UserRoute.getUser(id: 1))
         }
@@ -118,7 +120,7 @@ struct NetworkTests {
 struct EmptyResponseTests {
     @Test(arguments: [204, 205])
     func noContentStatusesSucceedForVoidAndOptional(status: Int) async throws {
-        let network = Network(transport: StubTransport(status: status))
+        let network = Network(transport: MockTransport(defaultResponse: .status(status)))
         try await network.send(UserRoute.deleteUser(id: 1))
         let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
         #expect(maybe == nil)
@@ -127,7 +129,7 @@ struct EmptyResponseTests {
     }
 
     @Test func anEmptyBodyIsNilForOptionalAndAClearErrorOtherwise() async throws {
-        let network = Network(transport: StubTransport(status: 200))
+        let network = Network(transport: MockTransport(defaultResponse: .status(200)))
         let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
         #expect(maybe == nil)
 
@@ -143,14 +145,14 @@ struct EmptyResponseTests {
     }
 
     @Test func aHeadResponseIsEmptyEvenIfTheTransportReturnsBytes() async throws {
-        let network = Network(transport: StubTransport(body: Data(aliceJSON.utf8)))
+        let network = Network(transport: MockTransport(defaultResponse: .json(aliceJSON)))
         let maybe: User? = try await network.send(TestRoute(method: .head))
         #expect(maybe == nil)
         try await network.send(TestRoute(method: .head))
     }
 
     @Test func aNonEmptyBodyStillDecodesForOptional() async throws {
-        let network = Network(transport: StubTransport(json: aliceJSON))
+        let network = Network(transport: MockTransport(defaultResponse: .json(aliceJSON)))
         let maybe: User? = try await network.send(UserRoute.getUser(id: 1))
         #expect(maybe == alice)
     }
@@ -162,7 +164,7 @@ struct DecodingErrorTests {
 
     @Test func reportTheCodingPathAndTheBody() async throws {
         let json = #"{"users":[\#(aliceJSON),\#(aliceJSON),\#(aliceJSON),{"id":4,"name":"Dan"}]}"#
-        let network = Network(transport: StubTransport(json: json))
+        let network = Network(transport: MockTransport(defaultResponse: .json(json)))
         let error = await #expect(throws: NetworkError.self) {
             let _: Team = try await network.send(TestRoute())
         }
@@ -181,7 +183,7 @@ struct DecodingErrorTests {
 
     @Test func reportInvalidJSONWithTheStartOfTheBody() async throws {
         let html = "<html>\n<body>Gateway says hi</body>\n</html>"
-        let network = Network(transport: StubTransport(status: 200, body: Data(html.utf8)))
+        let network = Network(transport: MockTransport(defaultResponse: .status(200, body: Data(html.utf8))))
         let error = await #expect(throws: NetworkError.self) {
             let _: User = try await network.send(TestRoute())
         }
@@ -197,7 +199,7 @@ struct DecodingErrorTests {
 @Suite("Network: completion handlers")
 struct CompletionHandlerTests {
     @Test func deliverTheValueExactlyOnce() async throws {
-        let network = Network(transport: StubTransport(json: aliceJSON))
+        let network = Network(transport: MockTransport(defaultResponse: .json(aliceJSON)))
         let calls = Guarded<[Result<User, NetworkError>]>([])
         await network.send(UserRoute.getUser(id: 1)) { (result: Result<User, NetworkError>) in
             calls.withLock { $0.append(result) }
@@ -208,7 +210,7 @@ struct CompletionHandlerTests {
     }
 
     @Test func deliverAnInvalidRouteAsAFailureWithoutSending() async throws {
-        let transport = StubTransport(json: aliceJSON)
+        let transport = MockTransport(defaultResponse: .json(aliceJSON))
         let calls = Guarded<[Result<Void, NetworkError>]>([])
         await Network(transport: transport).send(TestRoute(headers: ["Bad Name": "x"])) { result in
             calls.withLock { $0.append(result) }
@@ -223,10 +225,7 @@ struct CompletionHandlerTests {
     }
 
     @Test func deliverCancelledExactlyOnceWhenTheTaskIsCancelled() async throws {
-        let transport = StubTransport { _ in
-            try await Task.sleep(for: .seconds(30))
-            return (200, [:], Data())
-        }
+        let transport = MockTransport(defaultResponse: .status(200).delayed(by: .seconds(30)))
         let calls = Guarded<[Result<User, NetworkError>]>([])
         let task = Network(transport: transport).send(UserRoute.getUser(id: 1)) {
             (result: Result<User, NetworkError>) in
@@ -246,7 +245,7 @@ struct CompletionHandlerTests {
 @Suite("Network: cancellation and transport errors")
 struct TransportErrorTests {
     @Test func aCancelledTaskSendsNothing() async throws {
-        let transport = StubTransport(json: aliceJSON)
+        let transport = MockTransport(defaultResponse: .json(aliceJSON))
         let network = Network(transport: transport)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -267,7 +266,7 @@ struct TransportErrorTests {
         (URLError(.unsupportedURL), .other),
     ])
     func urlErrorsAreClassified(error: URLError, expected: NetworkError.TransportFailure) async throws {
-        let network = Network(transport: StubTransport { _ in throw error })
+        let network = Network(transport: MockTransport(defaultResponse: .failure(error)))
         let thrown = await #expect(throws: NetworkError.self) {
             try await network.send(UserRoute.deleteUser(id: 1))
         }
@@ -285,7 +284,7 @@ struct TransportErrorTests {
     @Test(arguments: [0, 1])
     func cancellationArrivesAsCancelledWhateverItsForm(form: Int) async throws {
         let cancellation: any Error = form == 0 ? CancellationError() : URLError(.cancelled)
-        let network = Network(transport: StubTransport { _ in throw cancellation })
+        let network = Network(transport: MockTransport(defaultResponse: .failure(cancellation)))
         let thrown = await #expect(throws: NetworkError.self) {
             try await network.send(UserRoute.deleteUser(id: 1))
         }
@@ -294,7 +293,7 @@ struct TransportErrorTests {
 
     @Test func otherErrorsAreKept() async throws {
         struct Boom: Error {}
-        let network = Network(transport: StubTransport { _ in throw Boom() })
+        let network = Network(transport: MockTransport(defaultResponse: .failure(Boom())))
         let thrown = await #expect(throws: NetworkError.self) {
             try await network.send(UserRoute.deleteUser(id: 1))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayer
+import NetworkLayerTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -83,7 +84,7 @@ struct ReadmeTests {
     @Test func quickStartCallSitesCompileAndWork() async throws {
         typealias User = Readme.User
         typealias UserRoute = Readme.UserRoute
-        let network = Network(transport: StubTransport(json: aliceJSON))
+        let network = Network(transport: MockTransport(defaultResponse: .json(aliceJSON)))
 
         let user: User = try await network.send(UserRoute.getUser(id: 1))
         let same = try await network.send(UserRoute.getUser(id: 1), as: User.self)

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayer
+import NetworkLayerTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -90,7 +91,7 @@ struct RequestBuilderTests {
         part: NetworkError.RequestPart,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> NetworkError? {
-        let transport = StubTransport(status: 200)
+        let transport = MockTransport(defaultResponse: .status(200))
         let error = await #expect(throws: NetworkError.self, sourceLocation: sourceLocation) {
             try await Network(transport: transport).send(route)
         }
@@ -133,7 +134,7 @@ struct RequestBodyTests {
             var method: HTTPMethod { .post }
             var requestBody: RequestBody? { get throws { try .json(Unencodable()) } }
         }
-        let transport = StubTransport(status: 201)
+        let transport = MockTransport(defaultResponse: .status(201))
         let error = await #expect(throws: NetworkError.self) {
             try await Network(transport: transport).send(CreateRoute())
         }

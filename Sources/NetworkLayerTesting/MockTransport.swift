@@ -1,0 +1,205 @@
+public import Foundation
+public import NetworkLayer
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+/// A `Transport` for unit tests: answers with canned responses and records every request.
+///
+/// ```swift
+/// let mock = MockTransport()
+/// mock.respond(to: UserRoute.getUser(id: 1), with: .json(alice))
+/// mock.respond(to: UserRoute.getUser(id: 4), with: [.status(503), .json(alice)])   // in order; the last repeats
+/// let network = Network(transport: mock)
+///
+/// let user: User = try await network.send(UserRoute.getUser(id: 1))
+/// #expect(mock.requests.count == 1)
+/// #expect(mock.requests[0].url?.path == "/users/1")
+/// ```
+///
+/// When several registrations match a request, the most specific kind wins: a route (method and URL), then a method
+/// and path, then a predicate, then the default response; among registrations of one kind, the latest wins.
+/// A request that nothing matches fails with ``UnmatchedRequest``, whose description names the request and lists what
+/// was registered. The mock never invents a response and never hangs.
+///
+/// `MockTransport` is `Sendable` and safe to share between concurrent sends. It has no global state, so tests that
+/// run in parallel each use their own, from Swift Testing or XCTest alike.
+public final class MockTransport: Transport {
+    private let state = Locked(State())
+
+    /// Creates a mock with no responses: every request fails with ``UnmatchedRequest`` until you register some.
+    public init() {}
+
+    /// Creates a mock that answers every request with `defaultResponse`.
+    public convenience init(defaultResponse: MockResponse) {
+        self.init()
+        respondByDefault(with: defaultResponse)
+    }
+
+    /// Every request sent through the mock, matched or not, in the order they arrived.
+    public var requests: [URLRequest] {
+        state.withLock { $0.requests }
+    }
+
+    /// The requests sent for a route: the same method and URL, in any query order.
+    public func requests(to route: some URLRequestProtocol) -> [URLRequest] {
+        guard let matcher = try? RequestMatcher(route: route) else { return [] }
+        return requests.filter(matcher.matches)
+    }
+
+    /// Forgets the recorded requests; registrations stay.
+    public func removeRecordedRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
+    // MARK: Registering responses
+
+    /// Answers requests for this route (same method and URL, query order ignored) with `response`.
+    public func respond(
+        to route: some URLRequestProtocol,
+        with response: MockResponse,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        respond(to: route, with: [response], fileID: fileID, line: line)
+    }
+
+    /// Answers successive requests for this route with `responses` in order; the last one repeats.
+    public func respond(
+        to route: some URLRequestProtocol,
+        with responses: [MockResponse],
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        let matcher: RequestMatcher
+        do {
+            matcher = try RequestMatcher(route: route)
+        } catch {
+            matcher = .invalidRoute("\(error)")
+        }
+        register(matcher, responses, fileID: fileID, line: line)
+    }
+
+    /// Answers requests with this method and URL path (any host, any query) with `response`.
+    ///
+    /// `path` is compared with `URL.path`, so write it decoded: `"/users/1"`.
+    public func respond(
+        to method: HTTPMethod,
+        path: String,
+        with response: MockResponse,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        respond(to: method, path: path, with: [response], fileID: fileID, line: line)
+    }
+
+    /// Answers successive requests with this method and path with `responses` in order; the last one repeats.
+    public func respond(
+        to method: HTTPMethod,
+        path: String,
+        with responses: [MockResponse],
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        register(.methodAndPath(method.rawValue.uppercased(), path), responses, fileID: fileID, line: line)
+    }
+
+    /// Answers requests for which `predicate` returns true with `response`.
+    public func respond(
+        where predicate: @escaping @Sendable (URLRequest) -> Bool,
+        with response: MockResponse,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        register(.predicate(predicate), [response], fileID: fileID, line: line)
+    }
+
+    /// Answers every request that no other registration matches with `response`.
+    public func respondByDefault(with response: MockResponse) {
+        state.withLock { $0.defaultResponse = response }
+    }
+
+    /// Removes every registration and the default response; recorded requests stay.
+    public func removeAllResponses() {
+        state.withLock {
+            $0.registrations.removeAll()
+            $0.defaultResponse = nil
+        }
+    }
+
+    private func register(_ matcher: RequestMatcher, _ responses: [MockResponse], fileID: String, line: Int) {
+        let location = "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
+        let registration = Registration(matcher: matcher, responses: responses, location: location)
+        state.withLock { $0.registrations.append(registration) }
+    }
+
+    // MARK: Transport
+
+    /// Records the request and answers with the response registered for it.
+    ///
+    /// - Throws: The registered failure, ``UnmatchedRequest`` when nothing matches, or `CancellationError` when the
+    ///   task is cancelled during a delay.
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let response = try state.withLock { state in
+            state.requests.append(request)
+            return try state.nextResponse(for: request)
+        }
+        if response.delay > 0 {
+            try await Task.sleep(nanoseconds: response.delay)
+        }
+        switch response.outcome {
+        case .failure(let error):
+            throw error
+        case .response(let status, let headers, let body):
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            guard
+                let httpResponse = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            else { throw URLError(.badServerResponse) }
+            return (body, httpResponse)
+        }
+    }
+}
+
+extension MockTransport {
+    /// A registered answer: what it matches, what it returns, and where the test registered it.
+    struct Registration {
+        let matcher: RequestMatcher
+        let responses: [MockResponse]
+        let location: String
+        var served = 0
+
+        /// The next response in the sequence; the last one repeats.
+        mutating func next() -> MockResponse? {
+            guard !responses.isEmpty else { return nil }
+            defer { served += 1 }
+            return responses[min(served, responses.count - 1)]
+        }
+    }
+
+    /// Everything the mock knows, guarded by one lock.
+    struct State {
+        var registrations: [Registration] = []
+        var defaultResponse: MockResponse?
+        var requests: [URLRequest] = []
+
+        /// The response for a request: most specific registration first, the latest among equals.
+        mutating func nextResponse(for request: URLRequest) throws -> MockResponse {
+            let candidates = registrations.indices.filter { registrations[$0].matcher.matches(request) }
+            let best = candidates.max { first, second in
+                let (a, b) = (registrations[first].matcher.rank, registrations[second].matcher.rank)
+                return a == b ? first < second : a < b
+            }
+            if let best, let response = registrations[best].next() { return response }
+            if let defaultResponse { return defaultResponse }
+            throw UnmatchedRequest(
+                method: request.httpMethod ?? "GET",
+                url: request.url?.absoluteString ?? "(no URL)",
+                registered: registrations.map {
+                    "\($0.matcher) → \($0.responses.map(\.description).joined(separator: ", ")) (\($0.location))"
+                })
+        }
+    }
+}

@@ -1,0 +1,53 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+extension URLRequest {
+    /// The body decoded from JSON as `T`, for asserting on what your code sent.
+    ///
+    /// ```swift
+    /// let sent = try mock.requests[0].decodedBody(as: NewUser.self)
+    /// ```
+    ///
+    /// - Throws: ``MockTransport/MissingBody`` when the request has no body, or the `DecodingError`.
+    public func decodedBody<T: Decodable>(
+        as type: T.Type = T.self,
+        using decoder: JSONDecoder = JSONDecoder()
+    ) throws -> T {
+        guard let httpBody else { throw MockTransport.MissingBody(url: url?.absoluteString ?? "(no URL)") }
+        return try decoder.decode(type, from: httpBody)
+    }
+
+    /// The body parsed as a JSON object, for quick looks at one field: `try request.jsonBody()["name"] as? String`.
+    ///
+    /// - Throws: ``MockTransport/MissingBody`` when the request has no body, or an error when it is not a JSON object.
+    public func jsonBody() throws -> [String: Any] {
+        guard let httpBody else { throw MockTransport.MissingBody(url: url?.absoluteString ?? "(no URL)") }
+        let object = try JSONSerialization.jsonObject(with: httpBody)
+        guard let dictionary = object as? [String: Any] else {
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(codingPath: [], debugDescription: "The body is JSON but not an object"))
+        }
+        return dictionary
+    }
+
+    /// The body as UTF-8 text, or `nil` when there is none.
+    public var bodyText: String? {
+        httpBody.map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension MockTransport {
+    /// Thrown by the body helpers when a recorded request has no body.
+    public struct MissingBody: Error, CustomStringConvertible {
+        /// The URL of the request without a body.
+        public let url: String
+
+        /// One line naming the request.
+        public var description: String { "The request to \(url) has no body" }
+    }
+}
