@@ -17,11 +17,19 @@ public import Foundation
 /// as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
 public struct Network: Sendable {
     /// The transport requests go through.
-    public var transport: any Transport
+    public var transport: any Transport {
+        didSet { transportEnforcesDeadline = transport is any DeadlineEnforcingTransport }
+    }
     /// The decoder for JSON bodies.
     public var decoder: JSONDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
     public var acceptableStatusCodes: Set<Int>
+    /// The overall deadline of each request in seconds, covering queueing, redirects and a slow body. Defaults to 60.
+    ///
+    /// A request still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
+    /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``.
+    public var timeout: TimeInterval
+    private var transportEnforcesDeadline: Bool
 
     /// Creates a network over a transport.
     ///
@@ -29,14 +37,29 @@ public struct Network: Sendable {
     ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
     ///   - decoder: The decoder for JSON bodies.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
+    ///   - timeout: The overall deadline of each request, in seconds. Defaults to 60.
     public init(
         transport: any Transport,
         decoder: JSONDecoder = JSONDecoder(),
-        acceptableStatusCodes: Set<Int> = Set(200..<300)
+        acceptableStatusCodes: Set<Int> = Set(200..<300),
+        timeout: TimeInterval = 60
     ) {
         self.transport = transport
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
+        self.timeout = timeout
+        self.transportEnforcesDeadline = transport is any DeadlineEnforcingTransport
+    }
+
+    /// A copy of this network with another deadline, for one call or a group of calls.
+    ///
+    /// ```swift
+    /// let report: Report = try await network.withTimeout(120).send(ReportRoute.yearly)
+    /// ```
+    public func withTimeout(_ seconds: TimeInterval) -> Network {
+        var copy = self
+        copy.timeout = seconds
+        return copy
     }
 
     /// The shared network on a ``URLSessionTransport`` with a stateless configuration, used by the static `send` calls.
@@ -49,10 +72,16 @@ extension Network {
     /// Sends a built request and checks the status; the single path to the transport.
     func response(for request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
+        var request = request
+        request.timeoutInterval = timeout
         let data: Data
         let response: HTTPURLResponse
         do {
-            (data, response) = try await transport.send(request)
+            if transportEnforcesDeadline {
+                (data, response) = try await transport.send(request)
+            } else {
+                (data, response) = try await Self.send(request, through: transport, within: timeout)
+            }
         } catch {
             throw NetworkError(transportError: error)
         }
@@ -60,6 +89,29 @@ extension Network {
             throw .unacceptableStatus(response.statusCode, headers: response.headerFields, body: data)
         }
         return (data, response)
+    }
+
+    /// Races a transport that does not enforce deadlines itself against the deadline.
+    private static func send(
+        _ request: URLRequest,
+        through transport: any Transport,
+        within seconds: TimeInterval
+    ) async throws -> (Data, HTTPURLResponse) {
+        try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
+            group.addTask { try await transport.send(request) }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                throw NetworkError.transport(
+                    .timedOut,
+                    underlyingError: URLError(
+                        .timedOut, description: "the request did not complete within \(seconds) s"))
+            }
+            return result
+        }
     }
 
     /// Sends a built request and decodes the body as `T`.

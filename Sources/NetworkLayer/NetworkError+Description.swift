@@ -39,7 +39,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
 
     private static func describe(_ error: any Error) -> String {
         if let error = error as? URLError {
-            return "URLError \(error.code.rawValue)" + (error.failureURLString.map { " for \($0)" } ?? "")
+            let reason = (error.userInfo[NSLocalizedDescriptionKey] as? String).map { ": \($0)" } ?? ""
+            return "URLError \(error.code.rawValue)\(reason)" + (error.failureURLString.map { " (\($0))" } ?? "")
         }
         return String(describing: error)
     }

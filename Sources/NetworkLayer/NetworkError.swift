@@ -91,6 +91,13 @@ extension NetworkError {
         case badResponse
         /// The connection could not be secured (TLS).
         case insecureConnection
+        /// A redirect was refused: to a scheme other than http or https, from https to http, or a 307/308 whose
+        /// body cannot be sent again.
+        case redirectRefused
+        /// More redirects than the transport's policy allows.
+        case tooManyRedirects
+        /// The response body is larger than the transport accepts.
+        case responseTooLarge
         /// Anything else.
         case other
 
@@ -134,6 +141,12 @@ extension NetworkError.TransportFailure {
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
             .zeroByteResource:
             self = .badResponse
+        case .httpTooManyRedirects:
+            self = .tooManyRedirects
+        case .redirectToNonExistentLocation:
+            self = .redirectRefused
+        case .dataLengthExceedsMaximum:
+            self = .responseTooLarge
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection:

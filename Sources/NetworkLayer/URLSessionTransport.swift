@@ -5,36 +5,64 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
-/// The default ``Transport``: sends requests with one long-lived `URLSession`.
+/// The default ``Transport``: sends requests with one long-lived `URLSession` and hardens it for untrusted servers.
 ///
 /// Its default configuration is stateless: no `URLCache` (on Linux the cache costs about 10% per request and stores
 /// nothing), no cookie storage and no cookies sent, so responses never leak state from one request into the next.
 ///
+/// The transport's session delegate enforces, on Linux and Apple platforms alike:
+/// - a redirect policy (see ``RedirectPolicy``): `Authorization`, `Cookie` and `Proxy-Authorization` are removed once
+///   the scheme, host or port changes and stay removed for the rest of the chain; only `http` and `https` targets;
+///   never `https` to `http`; at most 10 hops by default; `307` and `308` re-send the original body;
+/// - a maximum response size (``maximumResponseSize``): the transfer stops as soon as the body would exceed it, so
+///   memory stays bounded, and the send fails with ``NetworkError/TransportFailure/responseTooLarge``.
+///
 /// Cancelling the Swift task cancels the underlying `URLSessionTask` at once, on Linux too; a task cancelled before
 /// it starts sends nothing. (`URLSession.data(for:)` is not used: on Linux, cancelling many such calls at once
-/// can deadlock or crash the process.)
+/// can deadlock or crash the process.) The overall deadline of a request is ``Network/timeout``.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
-    private let ownsSession: Bool
+    /// The largest response body accepted, in bytes; `nil` when the transport was given a session of yours.
+    public let maximumResponseSize: Int?
+    /// The redirect policy; `nil` when the transport was given a session of yours.
+    public let redirectPolicy: RedirectPolicy?
+    private let delegate: SessionDelegate?
 
-    /// Creates a transport with its own session.
+    /// The default cap on a response body: 100 MiB.
+    public static let defaultMaximumResponseSize = 100 * 1024 * 1024
+
+    /// Creates a transport with its own session and delegate.
     ///
-    /// - Parameter configuration: The session configuration. Defaults to ``statelessConfiguration()``.
-    public init(configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration()) {
-        self.session = URLSession(configuration: configuration)
-        self.ownsSession = true
+    /// - Parameters:
+    ///   - configuration: The session configuration. Defaults to ``statelessConfiguration()``.
+    ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
+    ///   - maximumResponseSize: The largest body accepted, in bytes. Defaults to 100 MiB.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+    ) {
+        let delegate = SessionDelegate(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.redirectPolicy = redirectPolicy
+        self.maximumResponseSize = maximumResponseSize
     }
 
     /// Creates a transport over a session you own; the transport never invalidates it.
+    ///
+    /// Your session's delegate, not the transport, then decides about redirects, and no response size cap applies.
     public init(session: URLSession) {
         self.session = session
-        self.ownsSession = false
+        self.delegate = nil
+        self.redirectPolicy = nil
+        self.maximumResponseSize = nil
     }
 
     deinit {
-        // Tasks still running finish; the session is never used again after this point.
-        if ownsSession { session.finishTasksAndInvalidate() }
+        // The session keeps its delegate until invalidated; tasks still running finish first.
+        if delegate != nil { session.finishTasksAndInvalidate() }
     }
 
     /// A configuration that keeps no state between requests: no URL cache, no cookie storage, no cookies sent.
@@ -48,57 +76,121 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Sends the request with a data task and returns the complete body and the HTTP response.
+    /// Sends the request and returns the complete body and the HTTP response.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled, `URLError` for network failures, and
-    ///   `URLError(.badServerResponse)` when the response is not HTTP.
+    /// `request.timeoutInterval` is the overall deadline: queueing, redirects and a slow body all count against it.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled; ``NetworkError`` for the deadline, a refused
+    ///   redirect, too many redirects, an oversized or malformed response, or a connection lost mid-body; `URLError`
+    ///   for other network failures; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let state = Locked(TaskState.notStarted)
+        let state = Locked(SendState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 start(request, state: state, continuation: continuation)
             }
         } onCancel: {
-            let task = state.withLock { state -> URLSessionDataTask? in
-                defer { state = .cancelled }
-                if case .running(let task) = state { return task }
-                return nil
-            }
-            task?.cancel()
+            state.withLock { $0.end(.cancelled) }?.cancel()
         }
     }
 
     private func start(
         _ request: URLRequest,
-        state: Locked<TaskState>,
+        state: Locked<SendState>,
         continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
     ) {
-        let task = session.dataTask(with: request) { data, response, error in
-            if let error {
-                continuation.resume(throwing: error)
-            } else if let response = response as? HTTPURLResponse {
-                continuation.resume(returning: (data ?? Data(), response))
-            } else {
-                continuation.resume(throwing: URLError(.badServerResponse))
+        let task: URLSessionDataTask
+        if let delegate {
+            task = session.dataTask(with: request)
+            delegate.register(task, request: request, state: state, continuation: continuation)
+        } else {
+            task = session.dataTask(with: request) { data, response, error in
+                let ending = state.withLock { $0.finish() }
+                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error))
             }
         }
-        let started = state.withLock { state -> Bool in
-            guard case .notStarted = state else { return false }
-            state = .running(task)
-            return true
+        let deadline = DispatchWorkItem {
+            state.withLock { $0.end(.timedOut(request.timeoutInterval)) }?.cancel()
         }
-        if started {
-            task.resume()
-        } else {
+        if let refusal = state.withLock({ $0.start(task, deadline: deadline) }) {
             // Cancelled before it began: nothing goes on the wire, and the never-resumed task is released unsent.
-            continuation.resume(throwing: CancellationError())
+            delegate?.unregister(task)
+            continuation.resume(throwing: refusal)
+        } else {
+            task.resume()
+            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeoutInterval, execute: deadline)
         }
+    }
+
+    private static func result(
+        _ data: Data?,
+        _ response: URLResponse?,
+        _ error: (any Error)?
+    ) -> Result<(Data, HTTPURLResponse), any Error> {
+        if let error { return .failure(TaskContext.classify(error, afterResponse: response != nil)) }
+        guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+        return .success((data ?? Data(), response))
     }
 }
 
-/// Where a data task is in its life, so cancellation can reach it whenever it comes.
-private enum TaskState {
-    case notStarted
-    case running(URLSessionDataTask)
-    case cancelled
+/// Where one send is in its life, so cancellation and the deadline can reach its current data task.
+struct SendState {
+    enum Phase {
+        case notStarted
+        case running
+        case cancelled
+        case timedOut(TimeInterval)
+    }
+
+    private(set) var phase = Phase.notStarted
+    private var task: URLSessionTask?
+    private var deadline: DispatchWorkItem?
+
+    /// Records the first task; returns the error to fail with if the send already ended.
+    mutating func start(_ task: URLSessionTask, deadline: DispatchWorkItem) -> (any Error)? {
+        guard case .notStarted = phase else { return endingError ?? CancellationError() }
+        phase = .running
+        self.task = task
+        self.deadline = deadline
+        return nil
+    }
+
+    /// Replaces the running task with the next one of a redirect chain; returns the error if the send ended.
+    mutating func advance(to task: URLSessionTask) -> (any Error)? {
+        guard case .running = phase else { return endingError ?? CancellationError() }
+        self.task = task
+        return nil
+    }
+
+    /// Ends the send early (cancelled or past its deadline); returns the task to cancel, if one is running.
+    mutating func end(_ reason: Phase) -> URLSessionTask? {
+        switch phase {
+        case .notStarted, .running:
+            phase = reason
+            defer { task = nil }
+            return task
+        case .cancelled, .timedOut:
+            return nil
+        }
+    }
+
+    /// Stops the deadline timer when the send is over; returns the error that ended it early, if any.
+    mutating func finish() -> (any Error)? {
+        deadline?.cancel()
+        deadline = nil
+        return endingError
+    }
+
+    private var endingError: (any Error)? {
+        switch phase {
+        case .notStarted, .running:
+            nil
+        case .cancelled:
+            CancellationError()
+        case .timedOut(let seconds):
+            NetworkError.transport(
+                .timedOut,
+                underlyingError: URLError(.timedOut, description: "the request did not complete within \(seconds) s"))
+        }
+    }
 }

@@ -24,6 +24,9 @@ public import NetworkLayer
 /// A request that nothing matches fails with ``UnmatchedRequest``, whose description names the request and lists what
 /// was registered. The mock never invents a response and never hangs.
 ///
+/// A delayed response honours the request's deadline (`Network.timeout`) the way a real transport
+/// does: a delay longer than the deadline ends in a timeout.
+///
 /// `MockTransport` is `Sendable` and safe to share between concurrent sends. It has no global state, so tests that
 /// run in parallel each use their own, from Swift Testing or XCTest alike.
 public final class MockTransport: Transport {
@@ -147,7 +150,7 @@ public final class MockTransport: Transport {
             return try state.nextResponse(for: request)
         }
         if response.delay > 0 {
-            try await Task.sleep(nanoseconds: response.delay)
+            try await wait(response.delay, within: request.timeoutInterval)
         }
         switch response.outcome {
         case .failure(let error):
@@ -160,6 +163,17 @@ public final class MockTransport: Transport {
             else { throw URLError(.badServerResponse) }
             return (body, httpResponse)
         }
+    }
+}
+
+extension MockTransport: DeadlineEnforcingTransport {
+    /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
+    private func wait(_ nanoseconds: UInt64, within timeout: TimeInterval) async throws {
+        let deadline = UInt64(max(0, timeout) * 1_000_000_000)
+        guard nanoseconds > deadline else { return try await Task.sleep(nanoseconds: nanoseconds) }
+        try await Task.sleep(nanoseconds: deadline)
+        throw NetworkError.transport(
+            .timedOut, underlyingError: URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "mock deadline"]))
     }
 }
 

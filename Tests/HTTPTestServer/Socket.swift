@@ -14,8 +14,9 @@ enum Socket {
         var description: String { "\(call) failed: errno \(code)" }
     }
 
-    /// Opens a listening socket on 127.0.0.1 with a port the kernel picks.
-    static func listen() throws -> (fd: Int32, port: Int) {
+    /// Opens a listening socket on a loopback address with a port the kernel picks.
+    static func listen(on host: String) throws -> (fd: Int32, port: Int) {
+        guard host.hasPrefix("127.") else { throw Failure(call: "listen on \(host): not loopback", code: EINVAL) }
         #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -27,7 +28,7 @@ enum Socket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -55,6 +56,12 @@ enum Socket {
         #if canImport(Darwin)
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
+    }
+
+    /// Makes the next close send a TCP reset instead of an orderly shutdown.
+    static func setLingerZero(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Waits up to `milliseconds` for the socket to become readable (or closed).

@@ -36,6 +36,17 @@ public enum ServerReply: Sendable {
     case hang
     /// The connection is closed without a byte of response.
     case close
+    /// The connection is reset (TCP RST) without a byte of response.
+    case reset
+    /// The head, then one body byte every `interval` milliseconds until the client gives up or the server stops.
+    case drip(head: Data, intervalMilliseconds: Int)
+    /// Another reply after a pause; the pause ends early if the server stops.
+    indirect case delayed(milliseconds: Int, ServerReply)
+
+    /// A redirect with a `Location` header and an empty body.
+    public static func redirect(_ status: Int, to location: String) -> ServerReply {
+        .response(status: status, headers: ["Location": location])
+    }
 
     /// A 200 response with a JSON body.
     public static func json(_ text: String, status: Int = 200) -> ServerReply {
@@ -54,10 +65,14 @@ public final class TestHTTPServer: Sendable {
     private let handler: @Sendable (ReceivedRequest) -> ServerReply
     private let state = ServerState()
 
-    /// Starts a server that answers every request with `handler`.
-    public init(handler: @escaping @Sendable (ReceivedRequest) -> ServerReply) throws {
+    /// The loopback address the server listens on.
+    public let host: String
+
+    /// Starts a server on `host` (a loopback address) that answers every request with `handler`.
+    public init(host: String = "127.0.0.1", handler: @escaping @Sendable (ReceivedRequest) -> ServerReply) throws {
         self.handler = handler
-        (listener, port) = try Socket.listen()
+        self.host = host
+        (listener, port) = try Socket.listen(on: host)
         let listener = listener
         let state = state
         let handler = handler
@@ -71,9 +86,9 @@ public final class TestHTTPServer: Sendable {
         stop()
     }
 
-    /// `http://127.0.0.1:PORT`, with no trailing slash.
+    /// `http://HOST:PORT`, with no trailing slash.
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)")!
+        URL(string: "http://\(host):\(port)")!
     }
 
     /// Every request received so far, in order of arrival.
@@ -140,14 +155,33 @@ private struct Connection {
             return false
         case .hang:
             // Hold the connection until the client closes it or the server stops.
-            var byte: UInt8 = 0
-            while !state.isStopped {
-                if Socket.waitReadable(fd, milliseconds: 50), recv(fd, &byte, 1, 0) <= 0 { break }
-            }
+            while !state.isStopped && !clientClosed(waitingMilliseconds: 50) {}
             return false
         case .close:
             return false
+        case .reset:
+            Socket.setLingerZero(fd)
+            return false
+        case .drip(let head, let interval):
+            guard Socket.sendAll(fd, head) else { return false }
+            while !state.isStopped && !clientClosed(waitingMilliseconds: Int32(interval)) {
+                guard Socket.sendAll(fd, Data("x".utf8)) else { return false }
+            }
+            return false
+        case .delayed(let milliseconds, let reply):
+            let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+            while ContinuousClock.now < deadline {
+                if state.isStopped || clientClosed(waitingMilliseconds: 20) { return false }
+            }
+            return write(reply, for: request)
         }
+    }
+
+    /// Waits up to the given time for the client to close the connection; true if it did.
+    private func clientClosed(waitingMilliseconds milliseconds: Int32) -> Bool {
+        guard Socket.waitReadable(fd, milliseconds: milliseconds) else { return false }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0
     }
 
     /// Reads one request; `nil` when the client closes, the server stops or the request is malformed.

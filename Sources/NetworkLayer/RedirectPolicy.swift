@@ -1,0 +1,129 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// Which redirects ``URLSessionTransport`` follows.
+    ///
+    /// Whatever the policy, a followed redirect never carries `Authorization`, `Cookie` or `Proxy-Authorization` to
+    /// another scheme, host or port (nor anywhere after that in the chain), never leaves `http` and `https`, never
+    /// goes from `https` to `http`, and a `307` or `308` re-sends the original method and body.
+    public struct RedirectPolicy: Sendable, Equatable {
+        /// The most redirects followed for one request; `0` means none are followed.
+        public let maximumHops: Int
+
+        /// Follows up to 10 redirects.
+        public static let `default` = RedirectPolicy.follow(maximumHops: 10)
+
+        /// Follows no redirect: a 3xx response is returned as it is (and ``Network`` reports it as an unacceptable
+        /// status, with its `Location` header).
+        public static let never = RedirectPolicy(maximumHops: 0)
+
+        /// Follows up to `maximumHops` redirects; one more fails with
+        /// ``NetworkError/TransportFailure/tooManyRedirects``.
+        public static func follow(maximumHops: Int) -> RedirectPolicy {
+            RedirectPolicy(maximumHops: max(0, maximumHops))
+        }
+
+        private init(maximumHops: Int) {
+            self.maximumHops = maximumHops
+        }
+    }
+}
+
+/// What to do with a response that may be a redirect.
+enum RedirectDecision {
+    /// Follow with this request.
+    case follow(URLRequest)
+    /// Not a redirect to follow: the response is the result.
+    case deliver
+    /// Do not follow; fail the send with this error.
+    case fail(NetworkError)
+}
+
+/// The redirect state of one request chain and the rules applied at each hop.
+struct RedirectChain {
+    /// The request as it was last sent: its method, body and headers are what a 307/308 re-sends.
+    private(set) var current: URLRequest
+    private(set) var hops = 0
+    private(set) var credentialsRemoved = false
+
+    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    init(original: URLRequest) {
+        current = original
+    }
+
+    /// Decides about a finished response: deliver it, follow its `Location`, or fail.
+    mutating func decide(response: HTTPURLResponse, policy: URLSessionTransport.RedirectPolicy) -> RedirectDecision {
+        let status = response.statusCode
+        guard Self.redirectStatuses.contains(status), policy.maximumHops > 0,
+            let location = response.value(forHTTPHeaderField: "Location")
+        else { return .deliver }
+        guard let from = current.url, let to = URL(string: location, relativeTo: from)?.absoluteURL else {
+            return .fail(refusal("redirect to \"\(location)\" is not a valid URL"))
+        }
+        guard hops < policy.maximumHops else {
+            return .fail(
+                .transport(
+                    .tooManyRedirects,
+                    underlyingError: URLError(
+                        .httpTooManyRedirects,
+                        description: "more than \(policy.maximumHops) redirects, the last to \(to.absoluteString)")))
+        }
+        let scheme = to.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            return .fail(refusal("redirect from \(from) to \(to.absoluteString) leaves http and https"))
+        }
+        if from.scheme?.lowercased() == "https" && scheme == "http" {
+            return .fail(refusal("redirect from \(from) to \(to.absoluteString) goes from https to http"))
+        }
+        if current.httpBodyStream != nil && (status == 307 || status == 308) {
+            return .fail(refusal("a \(status) redirect cannot re-send a streamed body"))
+        }
+        if Self.origin(of: from) != Self.origin(of: to) { credentialsRemoved = true }
+        current = next(to: to, status: status)
+        hops += 1
+        return .follow(current)
+    }
+
+    /// The request for the next hop: 307 and 308 keep method and body; 303, and 301/302 after a POST, become a GET.
+    private func next(to url: URL, status: Int) -> URLRequest {
+        var next = current
+        next.url = url
+        let method = current.httpMethod ?? "GET"
+        let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        if becomesGet {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        if credentialsRemoved {
+            for name in Self.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return next
+    }
+
+    private func refusal(_ reason: String) -> NetworkError {
+        .transport(.redirectRefused, underlyingError: URLError(.redirectToNonExistentLocation, description: reason))
+    }
+
+    /// Scheme, host and effective port: what must stay the same for credentials to follow a redirect.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+}
+
+extension URLError {
+    /// A `URLError` whose description says what happened, for errors the transport makes itself.
+    init(_ code: URLError.Code, description: String) {
+        self.init(code, userInfo: [NSLocalizedDescriptionKey: description])
+    }
+}
