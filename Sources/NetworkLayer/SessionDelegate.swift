@@ -77,8 +77,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // Deliver the 3xx; `didCompleteWithError` decides whether and how to follow it.
-        completionHandler(nil)
+        // Deliver the 3xx; `didCompleteWithError` decides whether and how to follow it. FoundationNetworking traps
+        // if this handler runs after the task was cancelled, so it runs under the send's lock, which cancellation
+        // also holds, and not at all once the send has ended: the cancellation then completes the task.
+        guard let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) else { return completionHandler(nil) }
+        state.withLock { state in
+            if !state.hasEnded { completionHandler(nil) }
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -90,7 +90,8 @@ public final class URLSessionTransport: Transport {
                 start(request, state: state, continuation: continuation)
             }
         } onCancel: {
-            state.withLock { $0.end(.cancelled) }?.cancel()
+            // Cancelled under the lock, so it is ordered with the redirect callback (see SessionDelegate).
+            state.withLock { $0.end(.cancelled)?.cancel() }
         }
     }
 
@@ -99,18 +100,22 @@ public final class URLSessionTransport: Transport {
         state: Locked<SendState>,
         continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
     ) {
+        // FoundationNetworking truncates its own timeout to whole seconds and restarts it on every byte; keep it
+        // out of the way and let the deadline below be exact.
+        var sent = request
+        sent.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
         let task: URLSessionDataTask
         if let delegate {
-            task = session.dataTask(with: request)
-            delegate.register(task, request: request, state: state, continuation: continuation)
+            task = session.dataTask(with: sent)
+            delegate.register(task, request: sent, state: state, continuation: continuation)
         } else {
-            task = session.dataTask(with: request) { data, response, error in
+            task = session.dataTask(with: sent) { data, response, error in
                 let ending = state.withLock { $0.finish() }
                 continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error))
             }
         }
         let deadline = DispatchWorkItem {
-            state.withLock { $0.end(.timedOut(request.timeoutInterval)) }?.cancel()
+            state.withLock { $0.end(.timedOut(request.timeoutInterval))?.cancel() }
         }
         if let refusal = state.withLock({ $0.start(task, deadline: deadline) }) {
             // Cancelled before it began: nothing goes on the wire, and the never-resumed task is released unsent.
@@ -171,6 +176,14 @@ struct SendState {
             return task
         case .cancelled, .timedOut:
             return nil
+        }
+    }
+
+    /// Whether the send was cancelled or passed its deadline.
+    var hasEnded: Bool {
+        switch phase {
+        case .notStarted, .running: false
+        case .cancelled, .timedOut: true
         }
     }
 
