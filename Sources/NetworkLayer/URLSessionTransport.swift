@@ -28,6 +28,7 @@ public final class URLSessionTransport: Transport {
     /// The redirect policy; `nil` when the transport was given a session of yours.
     public let redirectPolicy: RedirectPolicy?
     private let delegate: SessionDelegate?
+    private let deadlines = DeadlineMonitor()
 
     /// The default cap on a response body: 100 MiB.
     public static let defaultMaximumResponseSize = 100 * 1024 * 1024
@@ -101,7 +102,7 @@ public final class URLSessionTransport: Transport {
         continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
     ) {
         // FoundationNetworking truncates its own timeout to whole seconds and restarts it on every byte; keep it
-        // out of the way and let the deadline below be exact.
+        // out of the way and let the deadline monitor end the send.
         var sent = request
         sent.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
         let task: URLSessionDataTask
@@ -114,17 +115,18 @@ public final class URLSessionTransport: Transport {
                 continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error))
             }
         }
-        let deadline = DispatchWorkItem {
-            state.withLock { $0.end(.timedOut(request.timeoutInterval))?.cancel() }
-        }
-        if let refusal = state.withLock({ $0.start(task, deadline: deadline) }) {
+        if let refusal = state.withLock({ $0.start(task) }) {
             // Cancelled before it began: nothing goes on the wire, and the never-resumed task is released unsent.
             delegate?.unregister(task)
             continuation.resume(throwing: refusal)
-        } else {
-            task.resume()
-            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeoutInterval, execute: deadline)
+            return
         }
+        task.resume()
+        let seconds = request.timeoutInterval
+        let watch = deadlines.watch(seconds: seconds) {
+            state.withLock { $0.end(.timedOut(seconds))?.cancel() }
+        }
+        state.withLock { $0.watch(watch, in: deadlines) }
     }
 
     private static func result(
@@ -148,16 +150,25 @@ struct SendState {
     }
 
     private(set) var phase = Phase.notStarted
+    private var isFinished = false
     private var task: URLSessionTask?
-    private var deadline: DispatchWorkItem?
+    private var deadline: (id: Int, monitor: DeadlineMonitor)?
 
     /// Records the first task; returns the error to fail with if the send already ended.
-    mutating func start(_ task: URLSessionTask, deadline: DispatchWorkItem) -> (any Error)? {
+    mutating func start(_ task: URLSessionTask) -> (any Error)? {
         guard case .notStarted = phase else { return endingError ?? CancellationError() }
         phase = .running
         self.task = task
-        self.deadline = deadline
         return nil
+    }
+
+    /// Keeps the deadline watch so that finishing can cancel it; cancels it at once if the send already finished.
+    mutating func watch(_ id: Int, in monitor: DeadlineMonitor) {
+        if isFinished {
+            monitor.cancel(id)
+        } else {
+            deadline = (id, monitor)
+        }
     }
 
     /// Replaces the running task with the next one of a redirect chain; returns the error if the send ended.
@@ -189,7 +200,8 @@ struct SendState {
 
     /// Stops the deadline timer when the send is over; returns the error that ended it early, if any.
     mutating func finish() -> (any Error)? {
-        deadline?.cancel()
+        isFinished = true
+        if let deadline { deadline.monitor.cancel(deadline.id) }
         deadline = nil
         return endingError
     }

@@ -69,9 +69,16 @@ public final class TestHTTPServer: Sendable {
     public let host: String
 
     /// Starts a server on `host` (a loopback address) that answers every request with `handler`.
-    public init(host: String = "127.0.0.1", handler: @escaping @Sendable (ReceivedRequest) -> ServerReply) throws {
+    ///
+    /// - Parameter recordsRequests: Whether ``requests`` keeps every request; a benchmark turns it off.
+    public init(
+        host: String = "127.0.0.1",
+        recordsRequests: Bool = true,
+        handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
+    ) throws {
         self.handler = handler
         self.host = host
+        state.recordsRequests = recordsRequests
         (listener, port) = try Socket.listen(on: host)
         let listener = listener
         let state = state
@@ -129,8 +136,9 @@ private struct Connection {
     func run() {
         defer { close(fd) }
         var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while !state.isStopped {
-            guard let request = readRequest(&buffer) else { return }
+            guard let request = readRequest(&buffer, chunk: &chunk) else { return }
             state.record(request)
             guard write(handler(request), for: request) else { return }
         }
@@ -185,25 +193,24 @@ private struct Connection {
     }
 
     /// Reads one request; `nil` when the client closes, the server stops or the request is malformed.
-    private func readRequest(_ buffer: inout [UInt8]) -> ReceivedRequest? {
+    private func readRequest(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> ReceivedRequest? {
         var headEnd = HTTPParsing.endOfHead(buffer)
         while headEnd == nil {
-            guard readMore(&buffer) else { return nil }
+            guard readMore(&buffer, chunk: &chunk) else { return nil }
             headEnd = HTTPParsing.endOfHead(buffer)
         }
         guard let headEnd, var request = HTTPParsing.parseHead(Array(buffer[..<headEnd])) else { return nil }
         buffer.removeFirst(headEnd + 4)
         let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
         while buffer.count < length {
-            guard readMore(&buffer) else { return nil }
+            guard readMore(&buffer, chunk: &chunk) else { return nil }
         }
         request.body = Data(buffer.prefix(length))
         buffer.removeFirst(length)
         return request
     }
 
-    private func readMore(_ buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    private func readMore(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
         while !state.isStopped {
             guard Socket.waitReadable(fd, milliseconds: 50) else { continue }
             let count = recv(fd, &chunk, chunk.count, 0)
@@ -217,13 +224,19 @@ private struct Connection {
 
 /// The server's shared state: whether it is stopping, and what it has received.
 private final class ServerState: Sendable {
-    private let storage = LockedBox<(stopped: Bool, requests: [ReceivedRequest])>((false, []))
+    private let storage = LockedBox<(stopped: Bool, records: Bool, requests: [ReceivedRequest])>((false, true, []))
 
     var isStopped: Bool { storage.withLock { $0.stopped } }
     var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
+    var recordsRequests: Bool {
+        get { storage.withLock { $0.records } }
+        set { storage.withLock { $0.records = newValue } }
+    }
 
     func stop() { storage.withLock { $0.stopped = true } }
-    func record(_ request: ReceivedRequest) { storage.withLock { $0.requests.append(request) } }
+    func record(_ request: ReceivedRequest) {
+        storage.withLock { if $0.records { $0.requests.append(request) } }
+    }
 }
 
 /// A lock-guarded value.

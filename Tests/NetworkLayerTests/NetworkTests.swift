@@ -242,8 +242,41 @@ struct CompletionHandlerTests {
     }
 }
 
-@Suite("Network: cancellation and transport errors")
+@Suite("Network: cancellation, deadlines and transport errors")
 struct TransportErrorTests {
+    /// A transport of the user's own that knows nothing of deadlines.
+    struct SlowTransport: Transport {
+        func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            try await Task.sleep(nanoseconds: 30_000_000_000)
+            throw URLError(.unknown)
+        }
+    }
+
+    @Test func theDeadlineEndsATransportThatDoesNotEnforceIt() async throws {
+        let network = Network(transport: SlowTransport(), timeout: 0.2)
+        let start = ContinuousClock.now
+        let error = await #expect(throws: NetworkError.self) { try await network.send(UserRoute.deleteUser(id: 1)) }
+        guard case .transport(.timedOut, _) = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test func theDeadlineCanBeSetForOneCall() async throws {
+        let mock = MockTransport(defaultResponse: .status(204).delayed(by: .seconds(2)))
+        let network = Network(transport: mock)
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.withTimeout(0.1).send(UserRoute.deleteUser(id: 1))
+        }
+        guard case .transport(.timedOut, _) = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(network.timeout == 60, "the original network keeps its deadline")
+        #expect(mock.requests.first?.timeoutInterval == 0.1, "the transport is told the deadline")
+    }
+
     @Test func aCancelledTaskSendsNothing() async throws {
         let transport = MockTransport(defaultResponse: .json(aliceJSON))
         let network = Network(transport: transport)

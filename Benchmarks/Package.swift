@@ -1,0 +1,27 @@
+// swift-tools-version: 6.0
+// The benchmark program: a separate package so that users of NetworkLayer never build it.
+//
+//     swift run -c release --package-path Benchmarks networklayer-bench [--url BASE] [--json FILE]
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "NetworkLayerBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "NetworkLayer", path: "..")],
+    targets: [
+        // The same loopback server the tests use (a link to Tests/HTTPTestServer), run in a child process.
+        .target(name: "HTTPTestServer", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "networklayer-bench",
+            dependencies: [.product(name: "NetworkLayer", package: "NetworkLayer"), "HTTPTestServer"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

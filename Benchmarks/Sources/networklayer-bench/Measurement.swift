@@ -1,0 +1,75 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// CPU time and wall time of one run of a workload.
+struct Sample {
+    var seconds: Double
+    var cpuSeconds: Double
+    var operations: Int
+
+    var perSecond: Double { Double(operations) / seconds }
+    var cpuPerOperation: Double { cpuSeconds / Double(operations) }
+}
+
+enum Clock {
+    /// Runs `body` and measures wall and CPU time for `operations` operations.
+    static func measure(operations: Int, _ body: () async throws -> Void) async rethrows -> Sample {
+        let cpuBefore = cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await body()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Sample(seconds: seconds, cpuSeconds: cpuSeconds() - cpuBefore, operations: operations)
+    }
+
+    /// User plus system CPU seconds of this process so far.
+    static func cpuSeconds() -> Double {
+        let usage = resourceUsage()
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// The peak resident set size of this process, in bytes.
+    static func peakResidentBytes() -> Int {
+        let usage = resourceUsage()
+        #if canImport(Darwin)
+            return Int(usage.ru_maxrss)
+        #else
+            return Int(usage.ru_maxrss) * 1024
+        #endif
+    }
+
+    private static func resourceUsage() -> rusage {
+        var usage = rusage()
+        #if canImport(Glibc)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
+
+    /// The current resident set size of this process, in bytes (Linux: /proc/self/statm).
+    static func residentBytes() -> Int {
+        #if os(Linux)
+            guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+            let fields = text.split(separator: " ")
+            guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+            return peakResidentBytes()
+        #endif
+    }
+}
+
+extension Array where Element == Double {
+    var median: Double {
+        guard !isEmpty else { return .nan }
+        let sorted = self.sorted()
+        return count % 2 == 1 ? sorted[count / 2] : (sorted[count / 2 - 1] + sorted[count / 2]) / 2
+    }
+}

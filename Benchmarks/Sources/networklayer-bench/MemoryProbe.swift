@@ -1,0 +1,57 @@
+import Foundation
+import NetworkLayer
+
+/// Measures one side's memory in a process of its own: RSS after a warm-up, after many small requests, and the peak
+/// after a few large ones.
+enum MemoryProbe {
+    static let requests = 20_000
+
+    /// Child side: runs the workload and prints one JSON line.
+    static func run(side: String, base: URL) async throws -> Never {
+        let network = Network.default
+        let small = base.appendingPathComponent("small")
+        let plain = side == "plain"
+        let request: @Sendable () async throws -> Void = {
+            if plain {
+                consume(try await Plain.get(Profile.self, small))
+            } else {
+                let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                consume(profile)
+            }
+        }
+        try await Scenarios.concurrently(tasks: 8, each: 50, request)
+        let before = Clock.residentBytes()
+        try await Scenarios.concurrently(tasks: 8, each: requests / 8, request)
+        let after = Clock.residentBytes()
+        for _ in 0..<3 {
+            if side == "plain" {
+                consume(try await Plain.get([Item].self, base.appendingPathComponent("large")))
+            } else {
+                let items: [Item] = try await network.send(BenchRoute.large(base: base))
+                consume(items)
+            }
+        }
+        let result = MemoryResult(
+            side: side == "plain" ? "plain URLSession" : "NetworkLayer", requests: requests,
+            residentAfterWarmUp: before, residentAfterRequests: after,
+            growthBytesPerRequest: Double(after - before) / Double(requests), peakResident: Clock.peakResidentBytes())
+        print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+        exit(0)
+    }
+
+    /// Parent side: runs the child for one side and reads its result.
+    static func measure(side: String, base: URL) throws -> MemoryResult {
+        let process = Process()
+        process.executableURL = try ServerProcess.executable()
+        process.arguments = ["--memory-child", side, "--url", base.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError(description: "memory child for \(side) exited with \(process.terminationStatus)")
+        }
+        return try JSONDecoder().decode(MemoryResult.self, from: data)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import NetworkLayer
+
+// networklayer-bench: NetworkLayer against plain URLSession code, side by side, in paired interleaved rounds.
+//
+//   swift run -c release --package-path Benchmarks networklayer-bench [--url BASE] [--rounds N] [--json FILE]
+//                                                                      [--only TEXT] [--skip-memory]
+//                                                                      [--write-fixtures DIR]
+//
+// Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
+// GET BASE/small (the 196-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
+// files (as small and large) for a static server such as nginx.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func value(of flag: String) -> String? {
+    arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+if arguments.first == "--serve" { try ServerProcess.serve() }
+
+if let side = value(of: "--memory-child"), let base = value(of: "--url").flatMap(URL.init(string:)) {
+    try await MemoryProbe.run(side: side, base: base)
+}
+
+// For profilers: one side only, sequential small requests, against --url.
+if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
+    let count = value(of: "--count").flatMap(Int.init) ?? 5000
+    let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
+    let network = Network.default
+    let isPlain = side == "plain"
+    let sample = try await Clock.measure(operations: count) {
+        try await Scenarios.concurrently(tasks: tasks, each: count / tasks) {
+            if isPlain {
+                consume(try await Plain.get(Profile.self, base.appendingPathComponent("small")))
+            } else {
+                let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                consume(profile)
+            }
+        }
+    }
+    print(
+        String(format: "%@: %.0f req/s, %.1f µs CPU per request", side, sample.perSecond, sample.cpuPerOperation * 1e6))
+    exit(0)
+}
+
+if let directory = value(of: "--write-fixtures") {
+    let folder = URL(fileURLWithPath: directory)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Fixtures.smallJSON.write(to: folder.appendingPathComponent("small"))
+    try Fixtures.largeJSON.write(to: folder.appendingPathComponent("large"))
+    print(
+        "wrote \(folder.path)/small (\(Fixtures.smallJSON.count) bytes) and large (\(Fixtures.largeJSON.count) bytes)")
+    exit(0)
+}
+
+let rounds = value(of: "--rounds").flatMap(Int.init) ?? 7
+var serverProcess: Process?
+let base: URL
+if let given = value(of: "--url").flatMap(URL.init(string:)) {
+    base = given
+} else {
+    let (process, url) = try ServerProcess.start()
+    serverProcess = process
+    base = url
+}
+let network = Network.default
+
+print(
+    "NetworkLayer benchmark: \(rounds) paired rounds (plain then NetworkLayer, then the other way round, …) after a warm-up; medians."
+)
+print("server: \(serverProcess == nil ? base.absoluteString : "loopback child process at \(base.absoluteString)")")
+print("small JSON: \(Fixtures.smallJSON.count) bytes; large JSON: \(Fixtures.largeJSON.count) bytes")
+
+var results: [ScenarioResult] = []
+let only = value(of: "--only")
+for scenario in Scenarios.all(base: base, network: network) where only.map({ scenario.name.contains($0) }) ?? true {
+    _ = try await Clock.measure(operations: scenario.operations, scenario.plain)
+    _ = try await Clock.measure(operations: scenario.operations, scenario.networkLayer)
+    var plain: [Sample] = []
+    var ours: [Sample] = []
+    for round in 0..<rounds {
+        // A B, then B A: neither side always runs first, so warm caches and connection state favour neither.
+        if round % 2 == 0 {
+            plain.append(try await Clock.measure(operations: scenario.operations, scenario.plain))
+            ours.append(try await Clock.measure(operations: scenario.operations, scenario.networkLayer))
+        } else {
+            ours.append(try await Clock.measure(operations: scenario.operations, scenario.networkLayer))
+            plain.append(try await Clock.measure(operations: scenario.operations, scenario.plain))
+        }
+    }
+    let figure: (Sample) -> Double =
+        scenario.unit == .requestsPerSecond ? { $0.perSecond } : { $0.seconds / Double($0.operations) * 1e9 }
+    let plainMedian = plain.map(figure).median
+    let oursMedian = ours.map(figure).median
+    let plainCPU = plain.map(\.cpuPerOperation).median * 1e6
+    let oursCPU = ours.map(\.cpuPerOperation).median * 1e6
+    let result = ScenarioResult(
+        name: scenario.name, unit: scenario.unit.rawValue, plain: plainMedian, networkLayer: oursMedian,
+        ratio: oursMedian / plainMedian, plainCPUMicrosecondsPerOperation: plainCPU,
+        networkLayerCPUMicrosecondsPerOperation: oursCPU, cpuRatio: oursCPU / plainCPU,
+        plainRounds: plain.map(figure), networkLayerRounds: ours.map(figure))
+    results.append(result)
+    print(
+        String(
+            format: "  %@: plain %.1f, NetworkLayer %.1f %@ (%.2f×)", result.name, plainMedian, oursMedian, result.unit,
+            result.ratio))
+}
+
+var memory: [MemoryResult] = []
+if !arguments.contains("--skip-memory") {
+    print("  memory: \(MemoryProbe.requests) requests per side, each side in its own process…")
+    for side in ["plain", "networklayer", "plain", "networklayer"] {
+        memory.append(try MemoryProbe.measure(side: side, base: base))
+    }
+}
+
+let report = Report(
+    date: ISO8601DateFormatter().string(from: Date()),
+    machine:
+        "\(ProcessInfo.processInfo.operatingSystemVersionString), \(ProcessInfo.processInfo.activeProcessorCount) cores",
+    server: serverProcess == nil ? base.absoluteString : "loopback child process", rounds: rounds,
+    scenarios: results, memory: memory)
+report.printTable()
+if let path = value(of: "--json") {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+    print("\nwrote \(path)")
+}
+serverProcess?.terminate()
