@@ -22,16 +22,17 @@ enum RequestBuilder {
         try validate(headers)
 
         var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+        // Setting each field is a case-insensitive search on Linux; the names are already known to be distinct,
+        // so they go in as one dictionary. GET is the default method, and setting it costs a normalization.
+        if method != .get { request.httpMethod = method.rawValue }
+        var fields = headers
         if let body, !body.data.isEmpty {
             request.httpBody = body.data
-            if let contentType = body.contentType {
-                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            if let contentType = body.contentType, !headers.keys.contains(where: Self.isContentType) {
+                fields["Content-Type"] = contentType
             }
         }
-        for (name, value) in headers {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         return request
     }
 
@@ -49,10 +50,13 @@ enum RequestBuilder {
         }
     }
 
+    private static func isContentType(_ name: String) -> Bool {
+        name.utf8.count == 12 && name.lowercased() == "content-type"
+    }
+
     /// Accepts only absolute `http` and `https` URLs with a host and without a user or password.
     static func validate(_ url: URL) throws(NetworkError) {
-        let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme, isHTTP(scheme) else {
             throw .invalidRequest(.url, reason: "\"\(url.absoluteString)\" is not an absolute http or https URL")
         }
         guard let host = url.host, !host.isEmpty else {
@@ -62,6 +66,13 @@ enum RequestBuilder {
             throw .invalidRequest(
                 .url, reason: "the URL for \(host) carries a user or password; send credentials in a header")
         }
+    }
+
+    /// Whether a scheme is `http` or `https`, in any case.
+    static func isHTTP(_ scheme: String) -> Bool {
+        if scheme == "https" || scheme == "http" { return true }
+        let lowered = scheme.lowercased()
+        return lowered == "https" || lowered == "http"
     }
 
     /// Refuses header names that are not tokens, values with CR, LF or NUL, and names given twice.

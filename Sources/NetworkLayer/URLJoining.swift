@@ -25,36 +25,52 @@ enum URLJoining {
         return url
     }
 
-    /// Splits an absolute URL string into everything before the query and the query.
+    /// Splits an absolute URL string into everything before the query and the query (the fragment is dropped).
     private static func split(_ absolute: String) -> (prefix: Substring, query: String?) {
-        let beforeFragment = absolute.prefix { $0 != "#" }
-        let queryStart = beforeFragment.firstIndex(of: "?")
-        let prefix = queryStart.map { beforeFragment[..<$0] } ?? beforeFragment
-        return (prefix, queryStart.map { String(beforeFragment[beforeFragment.index(after: $0)...]) })
+        let utf8 = absolute.utf8
+        let end = utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        guard let mark = utf8[..<end].firstIndex(of: UInt8(ascii: "?")) else { return (absolute[..<end], nil) }
+        return (absolute[..<mark], String(absolute[utf8.index(after: mark)..<end]))
     }
 
     /// Percent-encodes each segment of a plain-text path, refusing what could change the URL's meaning.
+    ///
+    /// Returns `""` for a path without segments, otherwise `/a/b` (with a trailing slash if the path has one).
     private static func encodedPath(_ path: String) throws(NetworkError) -> String {
-        if let mark = path.first(where: { $0 == "?" || $0 == "#" }) {
+        let utf8 = path.utf8
+        if let mark = utf8.first(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             throw .invalidRequest(
                 .url,
-                reason: "path \"\(path)\" contains \"\(mark)\"; put query parameters in queryItems")
+                reason: "path \"\(path)\" contains \"\(Character(Unicode.Scalar(mark)))\"; put query parameters in queryItems")
         }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var result = ""
-        for segment in segments {
-            if segment == "." || segment == ".." {
-                throw .invalidRequest(.url, reason: "path \"\(path)\" contains a \"\(segment)\" segment")
+        result.reserveCapacity(utf8.count + 1)
+        for segment in utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            if segment.allSatisfy({ $0 == UInt8(ascii: ".") }) && segment.count <= 2 {
+                throw .invalidRequest(
+                    .url, reason: "path \"\(path)\" contains a \"\(String(decoding: segment, as: UTF8.self))\" segment")
             }
-            result += "/" + QueryEncoding.escape(String(segment), keeping: isPathCharacter)
+            result += "/"
+            if segment.allSatisfy(isPathCharacter) {
+                result += Substring(segment)
+            } else {
+                result += QueryEncoding.escape(String(Substring(segment)), keeping: isPathCharacter)
+            }
         }
-        if !result.isEmpty && path.hasSuffix("/") { result += "/" }
+        if !result.isEmpty && utf8.last == UInt8(ascii: "/") { result += "/" }
         return result
     }
 
     /// RFC 3986 `pchar` without `%`: unreserved, sub-delims, `:` and `@`.
     private static func isPathCharacter(_ byte: UInt8) -> Bool {
         if QueryEncoding.isUnreserved(byte) { return true }
-        return "!$&'()*+,;=:@".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
+            return true
+        default:
+            return false
+        }
     }
 }
