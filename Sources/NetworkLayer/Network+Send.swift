@@ -23,7 +23,7 @@ extension Network {
         _ route: some URLRequestProtocol,
         as type: T.Type = T.self
     ) async throws(NetworkError) -> T {
-        let request = try route.urlRequest
+        let request = try makeRequest(for: route)
         return try await value(type, for: request).0
     }
 
@@ -33,7 +33,7 @@ extension Network {
     /// let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
     /// ```
     public func send<T: Decodable>(_ route: some URLRequestProtocol) async throws(NetworkError) -> Response<T> {
-        let request = try route.urlRequest
+        let request = try makeRequest(for: route)
         let (value, response) = try await value(T.self, for: request)
         return Response(value: value, httpResponse: response)
     }
@@ -44,7 +44,7 @@ extension Network {
     /// try await network.send(UserRoute.deleteUser(id: 1))
     /// ```
     public func send(_ route: some URLRequestProtocol) async throws(NetworkError) {
-        let request = try route.urlRequest
+        let request = try makeRequest(for: route)
         _ = try await response(for: request)
     }
 
@@ -102,7 +102,7 @@ extension Network {
         _ completion: @escaping @Sendable (Result<T, NetworkError>) -> Void,
         _ operation: @escaping @Sendable (URLRequest) async throws(NetworkError) -> T
     ) -> Task<Void, Never> {
-        let request = Self.request(for: route)
+        let request = requestResult(for: route)
         return Task {
             completion(await result(for: request, operation))
         }

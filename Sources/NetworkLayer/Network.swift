@@ -72,8 +72,6 @@ extension Network {
     /// Sends a built request and checks the status; the single path to the transport.
     func response(for request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
-        var request = request
-        request.timeoutInterval = timeout
         let data: Data
         let response: HTTPURLResponse
         do {
@@ -157,12 +155,18 @@ extension Network {
     }
 
     /// Builds the request for a route, or returns why it cannot be sent.
-    static func request(for route: some URLRequestProtocol) -> Result<URLRequest, NetworkError> {
+    func requestResult(for route: some URLRequestProtocol) -> Result<URLRequest, NetworkError> {
         do throws(NetworkError) {
-            return .success(try route.urlRequest)
+            return .success(try makeRequest(for: route))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Builds the request for a route with this network's deadline, set while the request is still uniquely owned
+    /// (changing a built `URLRequest` copies it on Linux).
+    func makeRequest(for route: some URLRequestProtocol) throws(NetworkError) -> URLRequest {
+        try RequestBuilder.makeURLRequest(for: route, timeout: timeout)
     }
 }
 

@@ -7,7 +7,10 @@ import Foundation
 
 /// Builds a `URLRequest` from a route and refuses, before anything is sent, what no server should receive.
 enum RequestBuilder {
-    static func makeURLRequest(for route: some URLRequestProtocol) throws(NetworkError) -> URLRequest {
+    static func makeURLRequest(
+        for route: some URLRequestProtocol,
+        timeout: TimeInterval? = nil
+    ) throws(NetworkError) -> URLRequest {
         let url = try read(.url) { try route.url }
         try validate(url)
         let method = route.method
@@ -22,6 +25,7 @@ enum RequestBuilder {
         try validate(headers)
 
         var request = URLRequest(url: url)
+        if let timeout { request.timeoutInterval = timeout }
         // Setting each field is a case-insensitive search on Linux; the names are already known to be distinct,
         // so they go in as one dictionary. GET is the default method, and setting it costs a normalization.
         if method != .get { request.httpMethod = method.rawValue }

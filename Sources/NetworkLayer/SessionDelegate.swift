@@ -64,7 +64,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 tasks[id]?.body = Data()
                 return true
             }
-            tasks[id]?.body.append(data)
+            if received == 0 {
+                tasks[id]?.body = data  // most bodies arrive in one piece: keep it without a copy
+            } else {
+                tasks[id]?.body.append(data)
+            }
             return false
         }
         if tooLarge { dataTask.cancel() }

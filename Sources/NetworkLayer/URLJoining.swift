@@ -41,7 +41,9 @@ enum URLJoining {
         if let mark = utf8.first(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             throw .invalidRequest(
                 .url,
-                reason: "path \"\(path)\" contains \"\(Character(Unicode.Scalar(mark)))\"; put query parameters in queryItems")
+                reason:
+                    "path \"\(path)\" contains \"\(Character(Unicode.Scalar(mark)))\"; put query parameters in queryItems"
+            )
         }
         var result = ""
         result.reserveCapacity(utf8.count + 1)

@@ -46,7 +46,11 @@ public final class URLSessionTransport: Transport {
     ) {
         let delegate = SessionDelegate(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        // Delegate callbacks run in order, one at a time, straight on a dispatch queue.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.underlyingQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
     }
@@ -101,10 +105,13 @@ public final class URLSessionTransport: Transport {
         state: Locked<SendState>,
         continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
     ) {
-        // FoundationNetworking truncates its own timeout to whole seconds and restarts it on every byte; keep it
-        // out of the way and let the deadline monitor end the send.
+        // FoundationNetworking truncates its own timeout to whole seconds (and restarts it on every byte): for a
+        // fractional deadline it would fire early, so it gets the next whole second and the monitor ends the send.
+        // A whole-second deadline is left alone, as changing a URLRequest copies it.
         var sent = request
-        sent.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
+        if request.timeoutInterval.rounded(.down) != request.timeoutInterval {
+            sent.timeoutInterval = request.timeoutInterval.rounded(.up)
+        }
         let task: URLSessionDataTask
         if let delegate {
             task = session.dataTask(with: sent)
