@@ -14,6 +14,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let redirectPolicy: URLSessionTransport.RedirectPolicy
     private let maximumResponseSize: Int
     private let tasks = Locked([Int: TaskContext]())
+    /// The queue the session's delegate callbacks run on.
+    let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
 
     init(redirectPolicy: URLSessionTransport.RedirectPolicy, maximumResponseSize: Int) {
         self.redirectPolicy = redirectPolicy

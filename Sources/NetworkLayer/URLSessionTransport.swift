@@ -46,10 +46,11 @@ public final class URLSessionTransport: Transport {
     ) {
         let delegate = SessionDelegate(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
         self.delegate = delegate
-        // Delegate callbacks run in order, one at a time, straight on a dispatch queue.
+        // Delegate callbacks run in order, one at a time, straight on a dispatch queue. The operation queue holds
+        // that queue unowned on Linux; the delegate owns it, and the session keeps the delegate until invalidated.
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        queue.underlyingQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
+        queue.underlyingQueue = delegate.callbackQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
