@@ -35,11 +35,15 @@ enum Clock {
 
     /// The peak resident set size of this process, in bytes.
     static func peakResidentBytes() -> Int {
-        let usage = resourceUsage()
-        #if canImport(Darwin)
-            return Int(usage.ru_maxrss)
+        #if os(Linux)
+            // VmHWM, not ru_maxrss: ru_maxrss survives exec, so a child of a large parent reports the parent's size.
+            guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            else { return 0 }
+            return kilobytes * 1024
         #else
-            return Int(usage.ru_maxrss) * 1024
+            return Int(resourceUsage().ru_maxrss)
         #endif
     }
 
