@@ -120,7 +120,7 @@ public final class URLSessionTransport: Transport {
         } else {
             task = session.dataTask(with: sent) { data, response, error in
                 let ending = state.withLock { $0.finish() }
-                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error))
+                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error, sent.url))
             }
         }
         if let refusal = state.withLock({ $0.start(task) }) {
@@ -140,9 +140,10 @@ public final class URLSessionTransport: Transport {
     private static func result(
         _ data: Data?,
         _ response: URLResponse?,
-        _ error: (any Error)?
+        _ error: (any Error)?,
+        _ url: URL?
     ) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let error { return .failure(TaskContext.classify(error, afterResponse: response != nil)) }
+        if let error { return .failure(TaskContext.classify(error, afterResponse: response != nil, url: url)) }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((data ?? Data(), response))
     }
