@@ -118,9 +118,10 @@ public final class URLSessionTransport: Transport {
             task = session.dataTask(with: sent)
             delegate.register(task, request: sent, state: state, continuation: continuation)
         } else {
+            let url = sent.url
             task = session.dataTask(with: sent) { data, response, error in
                 let ending = state.withLock { $0.finish() }
-                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error, sent.url))
+                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error, url))
             }
         }
         if let refusal = state.withLock({ $0.start(task) }) {
