@@ -206,11 +206,11 @@ extension LoopbackIntegration {
         }
 
         @Test func theDeadlineCountsTimeSpentQueued() async throws {
-            // Six connections per host: 18 requests that each take 1 s run in three waves. With a 1.6 s deadline the
+            // Six connections per host: 18 requests that each take 1 s run in three waves. With a 1.8 s deadline the
             // first wave finishes and the later ones, which spent their time queued, time out.
             let server = try TestHTTPServer { _ in .delayed(milliseconds: 1000, .json("{}")) }
             defer { server.stop() }
-            let network = network.withTimeout(1.6)
+            let network = network.withTimeout(1.8)
             let route = TestRoute(server.baseURL.appendingPathComponent("slow").absoluteString)
             let outcomes = await withTaskGroup(of: NetworkError.TransportFailure?.self) { group in
                 for _ in 0..<18 {
