@@ -28,6 +28,9 @@ public final class URLSessionTransport: Transport {
     /// The redirect policy; `nil` when the transport was given a session of yours.
     public let redirectPolicy: RedirectPolicy?
     private let delegate: SessionDelegate?
+    /// Credential headers taken out of the configuration's `httpAdditionalHeaders`, which URLSession would add to
+    /// every request of a redirect chain; the transport adds them to the first request only.
+    private let configuredCredentials: [String: String]
     private let deadlines = DeadlineMonitor()
 
     /// The default cap on a response body: 100 MiB.
@@ -45,6 +48,8 @@ public final class URLSessionTransport: Transport {
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
     ) {
         let delegate = SessionDelegate(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+        let (configuration, credentials) = Self.separatingCredentials(from: configuration)
+        self.configuredCredentials = credentials
         self.delegate = delegate
         // Delegate callbacks run in order, one at a time, straight on a dispatch queue. The operation queue holds
         // that queue unowned on Linux; the delegate owns it, and the session keeps the delegate until invalidated.
@@ -61,6 +66,7 @@ public final class URLSessionTransport: Transport {
     /// Your session's delegate, not the transport, then decides about redirects, and no response size cap applies.
     public init(session: URLSession) {
         self.session = session
+        self.configuredCredentials = [:]
         self.delegate = nil
         self.redirectPolicy = nil
         self.maximumResponseSize = nil
@@ -69,6 +75,28 @@ public final class URLSessionTransport: Transport {
     deinit {
         // The session keeps its delegate until invalidated; tasks still running finish first.
         if delegate != nil { session.finishTasksAndInvalidate() }
+    }
+
+    /// A copy of the configuration without credential headers, and those headers.
+    private static func separatingCredentials(
+        from configuration: URLSessionConfiguration
+    ) -> (URLSessionConfiguration, [String: String]) {
+        guard let additional = configuration.httpAdditionalHeaders, !additional.isEmpty,
+            let copy = configuration.copy() as? URLSessionConfiguration
+        else { return (configuration, [:]) }
+        var kept: [AnyHashable: Any] = [:]
+        var credentials: [String: String] = [:]
+        for (key, value) in additional {
+            if let name = key as? String, let value = value as? String,
+                RedirectChain.credentialHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+            {
+                credentials[name] = value
+            } else {
+                kept[key] = value
+            }
+        }
+        copy.httpAdditionalHeaders = kept
+        return (copy, credentials)
     }
 
     /// A configuration that keeps no state between requests: no URL cache, no cookie storage, no cookies sent.
@@ -112,6 +140,9 @@ public final class URLSessionTransport: Transport {
         var sent = request
         if request.timeoutInterval.rounded(.down) != request.timeoutInterval {
             sent.timeoutInterval = request.timeoutInterval.rounded(.up)
+        }
+        for (name, value) in configuredCredentials where sent.value(forHTTPHeaderField: name) == nil {
+            sent.setValue(value, forHTTPHeaderField: name)
         }
         let task: URLSessionDataTask
         if let delegate {

@@ -79,6 +79,21 @@ extension LoopbackIntegration {
             }
         }
 
+        @Test func credentialsFromTheConfigurationFollowTheSameRules() async throws {
+            let (other, otherURL) = try otherHostServer { _ in .json("{}") }
+            defer { other.stop() }
+            let server = try TestHTTPServer { _ in .redirect(302, to: otherURL.absoluteString + "/hop") }
+            defer { server.stop() }
+            let configuration = URLSessionTransport.statelessConfiguration()
+            configuration.httpAdditionalHeaders = ["Authorization": "Bearer from-config", "X-Client": "tests"]
+            let network = Network(transport: URLSessionTransport(configuration: configuration))
+            try await network.send(TestRoute(server.baseURL.appendingPathComponent("start").absoluteString))
+            #expect(server.requests.first?.header("Authorization") == "Bearer from-config")
+            let hop = try #require(other.requests.first)
+            #expect(hop.header("Authorization") == nil)
+            #expect(hop.header("X-Client") == "tests", "other configured headers still go everywhere")
+        }
+
         @Test func credentialsAreRemovedWhenOnlyThePortChanges() async throws {
             let other = try TestHTTPServer { _ in .json("{}") }
             defer { other.stop() }
