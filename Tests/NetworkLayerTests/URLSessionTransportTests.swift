@@ -55,6 +55,24 @@ extension LoopbackIntegration {
             #expect(received.header("Content-Length") == String(received.body.count))
         }
 
+        @Test func headAndNoContentResponsesSucceedForVoidAndOptional() async throws {
+            let server = try TestHTTPServer { request in
+                request.method == "HEAD" ? .json(aliceJSON) : .response(status: 204)
+            }
+            defer { server.stop() }
+            let head = TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString, method: .head)
+            try await network.send(head)
+            let headValue: User? = try await network.send(head)
+            #expect(headValue == nil)
+
+            let delete = TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString, method: .delete)
+            try await network.send(delete)
+            let deleted: Response<User?> = try await network.send(delete)
+            #expect(deleted.statusCode == 204)
+            #expect(deleted.value == nil)
+            #expect(server.requests.map(\.method) == ["HEAD", "HEAD", "DELETE", "DELETE"])
+        }
+
         @Test func serverErrorKeepsStatusAndHTMLBody() async throws {
             let html = "<html><body><h1>500 Internal Server Error</h1></body></html>"
             let server = try TestHTTPServer { _ in
