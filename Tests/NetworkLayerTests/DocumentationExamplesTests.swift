@@ -36,6 +36,15 @@ struct DocumentationExamplesTests {
         #expect(sent.email == "alice@example.com")
     }
 
+    @Test func gettingStartedDeadlinesAndRedirectRules() async throws {
+        let transport = URLSessionTransport(redirectPolicy: .follow(maximumHops: 3), maximumResponseSize: 10_000_000)
+        let network = Network(transport: transport, timeout: 20)
+        #expect(network.timeout == 20)
+        #expect(network.withTimeout(120).timeout == 120)
+        #expect(transport.redirectPolicy?.maximumHops == 3)
+        #expect(transport.maximumResponseSize == 10_000_000)
+    }
+
     @Test func gettingStartedEndpoint() async throws {
         let mock = MockTransport(defaultResponse: .json(alice, status: 201))
         let network = Network(transport: mock)
