@@ -1,11 +1,16 @@
 import Foundation
 
-/// A value guarded by a lock, for the little shared state the transport keeps.
+/// A value guarded by a lock, for the little shared state the transports keep.
 ///
-/// `@unchecked Sendable` is sound here: `value` is private and only read or written inside `withLock`, while
-/// `lock` is held, so no two threads ever touch it at once. (`Mutex` would say this to the compiler, but needs
-/// macOS 15 and iOS 18.)
-package final class Locked<Value>: @unchecked Sendable {
+/// Why `@unchecked Sendable` is sound:
+/// - the only stored state is `lock` (an `NSLock`, itself `Sendable`) and `value`, which is `private`;
+/// - `value` is read or written only inside `withLock`, between `lock()` and `unlock()` (the `defer` runs on throws
+///   too), so no two threads ever touch it at once, and the lock orders every access after the previous one;
+/// - `Value` is `Sendable`, so whatever `withLock` hands back out of the critical section may cross threads;
+/// - the class is `final`, so no subclass can add unguarded state.
+///
+/// `Mutex` from the Synchronization module would say this to the compiler, but needs macOS 15 and iOS 18.
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

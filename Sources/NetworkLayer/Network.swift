@@ -17,9 +17,7 @@ public import Foundation
 /// as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
 public struct Network: Sendable {
     /// The transport requests go through.
-    public var transport: any Transport {
-        didSet { transportEnforcesDeadline = transport is any DeadlineEnforcingTransport }
-    }
+    public var transport: any Transport
     /// The decoder for JSON bodies.
     public var decoder: JSONDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
@@ -29,7 +27,6 @@ public struct Network: Sendable {
     /// A request still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
     /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``.
     public var timeout: TimeInterval
-    private var transportEnforcesDeadline: Bool
 
     /// Creates a network over a transport.
     ///
@@ -48,7 +45,6 @@ public struct Network: Sendable {
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.timeout = timeout
-        self.transportEnforcesDeadline = transport is any DeadlineEnforcingTransport
     }
 
     /// A copy of this network with another deadline, for one call or a group of calls.
@@ -75,7 +71,7 @@ extension Network {
         let data: Data
         let response: HTTPURLResponse
         do {
-            if transportEnforcesDeadline {
+            if transport is any DeadlineEnforcingTransport {
                 (data, response) = try await transport.send(request)
             } else {
                 (data, response) = try await Self.send(request, through: transport, within: timeout)
@@ -103,10 +99,7 @@ extension Network {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let result = first else {
-                throw NetworkError.transport(
-                    .timedOut,
-                    underlyingError: URLError(
-                        .timedOut, description: "the request did not complete within \(seconds) s"))
+                throw NetworkError.deadlineExceeded(after: seconds)
             }
             return result
         }

@@ -107,6 +107,13 @@ extension NetworkError {
 }
 
 extension NetworkError {
+    /// The error for a request still unfinished when its overall deadline passed, whichever transport ended it.
+    package static func deadlineExceeded(after seconds: TimeInterval) -> NetworkError {
+        .transport(
+            .timedOut,
+            underlyingError: URLError(.timedOut, description: "the request did not complete within \(seconds) s"))
+    }
+
     /// Wraps whatever a transport threw, mapping cancellation to ``cancelled`` and `URLError`s by category.
     init(transportError error: any Error) {
         switch error {

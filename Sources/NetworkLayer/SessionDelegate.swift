@@ -11,8 +11,8 @@ import Foundation
 /// to URLSession: FoundationNetworking drops the body of a 307, does not follow a 308 and forwards credentials to
 /// other hosts, so every 3xx is delivered here and followed, or not, with a new data task.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let redirectPolicy: URLSessionTransport.RedirectPolicy
-    private let maximumResponseSize: Int
+    let redirectPolicy: URLSessionTransport.RedirectPolicy
+    let maximumResponseSize: Int
     private let tasks = Locked([Int: TaskContext]())
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")

@@ -24,9 +24,9 @@ public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
     /// The largest response body accepted, in bytes; `nil` when the transport was given a session of yours.
-    public let maximumResponseSize: Int?
+    public var maximumResponseSize: Int? { delegate?.maximumResponseSize }
     /// The redirect policy; `nil` when the transport was given a session of yours.
-    public let redirectPolicy: RedirectPolicy?
+    public var redirectPolicy: RedirectPolicy? { delegate?.redirectPolicy }
     private let delegate: SessionDelegate?
     /// Credential headers taken out of the configuration's `httpAdditionalHeaders`, which URLSession would add to
     /// every request of a redirect chain; the transport adds them to the first request only.
@@ -57,8 +57,6 @@ public final class URLSessionTransport: Transport {
         queue.maxConcurrentOperationCount = 1
         queue.underlyingQueue = delegate.callbackQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
-        self.redirectPolicy = redirectPolicy
-        self.maximumResponseSize = maximumResponseSize
     }
 
     /// Creates a transport over a session you own; the transport never invalidates it.
@@ -68,8 +66,6 @@ public final class URLSessionTransport: Transport {
         self.session = session
         self.configuredCredentials = [:]
         self.delegate = nil
-        self.redirectPolicy = nil
-        self.maximumResponseSize = nil
     }
 
     deinit {
@@ -254,9 +250,7 @@ struct SendState {
         case .cancelled:
             CancellationError()
         case .timedOut(let seconds):
-            NetworkError.transport(
-                .timedOut,
-                underlyingError: URLError(.timedOut, description: "the request did not complete within \(seconds) s"))
+            NetworkError.deadlineExceeded(after: seconds)
         }
     }
 }

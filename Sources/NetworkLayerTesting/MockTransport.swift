@@ -172,8 +172,7 @@ extension MockTransport: DeadlineEnforcingTransport {
         let deadline = UInt64(max(0, timeout) * 1_000_000_000)
         guard nanoseconds > deadline else { return try await Task.sleep(nanoseconds: nanoseconds) }
         try await Task.sleep(nanoseconds: deadline)
-        throw NetworkError.transport(
-            .timedOut, underlyingError: URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "mock deadline"]))
+        throw NetworkError.deadlineExceeded(after: timeout)
     }
 }
 

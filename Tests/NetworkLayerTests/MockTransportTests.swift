@@ -246,8 +246,9 @@ struct MockTransportTests {
         mock.respond(to: UserRoute.getUser(id: 1), with: .resource("alice.json", in: .module))
         mock.respond(to: UserRoute.getUser(id: 2), with: .resource("missing.json", in: .module))
         let network = Network(transport: mock)
-        let user: User = try await network.send(UserRoute.getUser(id: 1))
-        #expect(user == alice)
+        let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
+        #expect(response.value == alice)
+        #expect(response.value(forHeaderField: "content-type") == "application/json", "a .json file is served as JSON")
 
         let error = await #expect(throws: NetworkError.self) {
             let _: User = try await network.send(UserRoute.getUser(id: 2))

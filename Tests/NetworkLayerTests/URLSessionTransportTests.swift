@@ -153,6 +153,19 @@ extension LoopbackIntegration {
             }
         }
 
+        @Test func theDefaultConfigurationKeepsNoState() {
+            let configuration = URLSessionTransport.statelessConfiguration()
+            #expect(configuration.urlCache == nil)
+            #expect(configuration.httpCookieStorage == nil)
+            #expect(configuration.httpShouldSetCookies == false)
+            #expect(configuration.httpCookieAcceptPolicy == .never)
+            let transport = URLSessionTransport()
+            #expect(transport.session.configuration.urlCache == nil)
+            #expect(transport.session.configuration.httpCookieStorage == nil)
+            #expect(transport.redirectPolicy == .default)
+            #expect(transport.maximumResponseSize == URLSessionTransport.defaultMaximumResponseSize)
+        }
+
         @Test func cookiesAreNeitherStoredNorSentBack() async throws {
             let server = try TestHTTPServer { _ in
                 .response(status: 200, headers: ["Set-Cookie": "session=abc123; Path=/"], body: Data("{}".utf8))
