@@ -13,27 +13,24 @@ import Foundation
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let redirectPolicy: URLSessionTransport.RedirectPolicy
     let maximumResponseSize: Int
+    private let canceller: TaskCanceller
     private let tasks = Locked([Int: TaskContext]())
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
 
-    init(redirectPolicy: URLSessionTransport.RedirectPolicy, maximumResponseSize: Int) {
+    init(redirectPolicy: URLSessionTransport.RedirectPolicy, maximumResponseSize: Int, canceller: TaskCanceller) {
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
+        self.canceller = canceller
     }
 
     /// Starts tracking a task that has not been resumed yet.
-    func register(
-        _ task: URLSessionTask,
-        request: URLRequest,
-        state: Locked<SendState>,
-        continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
-    ) {
-        let context = TaskContext(chain: RedirectChain(original: request), state: state, continuation: continuation)
+    func register(_ task: URLSessionTask, request: URLRequest, state: Locked<SendState>) {
+        let context = TaskContext(chain: RedirectChain(original: request), state: state)
         tasks.withLock { $0[task.taskIdentifier] = context }
     }
 
-    /// Stops tracking a task that will never be resumed.
+    /// Stops tracking a task: it will never be resumed, or its send has ended.
     func unregister(_ task: URLSessionTask) {
         _ = tasks.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     }
@@ -44,36 +41,38 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let limit = maximumResponseSize
-        let tooLarge = tasks.withLock { tasks -> Bool in
-            tasks[dataTask.taskIdentifier]?.response = response
-            guard response.expectedContentLength > Int64(limit) else { return false }
-            tasks[dataTask.taskIdentifier]?.failure = Self.tooLarge(limit, announced: response.expectedContentLength)
-            return true
-        }
-        // Linux ignores `.cancel` here, so an oversized response is stopped by cancelling the task.
+        // Linux ignores `.cancel` here, so an oversized response is stopped by ending the send.
         completionHandler(.allow)
-        if tooLarge { dataTask.cancel() }
+        let limit = maximumResponseSize
+        let oversized = tasks.withLock { tasks -> Locked<SendState>? in
+            let id = dataTask.taskIdentifier
+            guard response.expectedContentLength > Int64(limit) else {
+                tasks[id]?.response = response
+                return nil
+            }
+            return tasks.removeValue(forKey: id)?.state
+        }
+        oversized?.end(
+            throwing: Self.tooLarge(limit, announced: response.expectedContentLength), canceller: canceller)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // The bytes of a send that has already ended are dropped, never buffered.
+        guard let state = tasks.withLock({ $0[dataTask.taskIdentifier]?.state }) else { return }
+        if state.withLock({ $0.hasEnded }) { return unregister(dataTask) }
         let limit = maximumResponseSize
-        let tooLarge = tasks.withLock { tasks -> Bool in
+        let oversized = tasks.withLock { tasks -> Locked<SendState>? in
             let id = dataTask.taskIdentifier
-            guard let received = tasks[id]?.body.count, tasks[id]?.failure == nil else { return false }
-            guard received + data.count <= limit else {
-                tasks[id]?.failure = Self.tooLarge(limit, announced: nil)
-                tasks[id]?.body = Data()
-                return true
-            }
+            guard let received = tasks[id]?.body.count else { return nil }
+            guard received + data.count <= limit else { return tasks.removeValue(forKey: id)?.state }
             if received == 0 {
                 tasks[id]?.body = data  // most bodies arrive in one piece: keep it without a copy
             } else {
                 tasks[id]?.body.append(data)
             }
-            return false
+            return nil
         }
-        if tooLarge { dataTask.cancel() }
+        oversized?.end(throwing: Self.tooLarge(limit, announced: nil), canceller: canceller)
     }
 
     func urlSession(
@@ -84,45 +83,66 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // Deliver the 3xx; `didCompleteWithError` decides whether and how to follow it. FoundationNetworking traps
-        // if this handler runs after the task was cancelled, so it runs under the send's lock, which cancellation
-        // also holds, and not at all once the send has ended: the cancellation then completes the task.
-        guard let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) else { return completionHandler(nil) }
+        // if this handler runs after the task was cancelled, so it runs under the send's lock and not at all once
+        // the send has ended (an untracked task's send has ended): its task is cancelled only after it ended, and
+        // that cancellation completes the task.
+        guard let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) else { return }
         state.withLock { state in
             if !state.hasEnded { completionHandler(nil) }
         }
     }
 
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking asks only after the whole 401 has arrived, and without an answer the task never
+            // completes (swift-corelibs-foundation #5456). The transport answers no challenge with credentials of
+            // its own: the 401, its WWW-Authenticate and its body are the result, delivered now, and the challenge
+            // is cancelled afterwards, off the delegate queue, since cancelling waits for the session's work queue.
+            if let context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
+                let response = (challenge.failureResponse ?? context.response) as? HTTPURLResponse
+            {
+                context.state.end(with: .success((context.body, response)), taskFinished: true, canceller: canceller)
+            }
+            canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
+        #else
+            // Server trust is evaluated by the system; with no credential storage (the stateless configuration), a
+            // 401 or 407 then completes as a response like any other.
+            completionHandler(.performDefaultHandling, nil)
+        #endif
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard var context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if context.response == nil { context.response = task.response }
-        if error == nil, context.failure == nil, let response = context.response as? HTTPURLResponse {
+        if error == nil, let response = context.response as? HTTPURLResponse {
             switch context.chain.decide(response: response, policy: redirectPolicy) {
             case .follow(let next):
-                follow(next, in: session, context: context)
-                return
+                return follow(next, in: session, context: context)
             case .fail(let failure):
-                context.failure = failure
+                return context.state.end(with: .failure(failure), taskFinished: true, canceller: canceller)
             case .deliver:
                 break
             }
         }
-        let ending = context.state.withLock { $0.finish() }
-        context.continuation.resume(with: ending.map(Result.failure) ?? context.result(error: error))
+        context.state.end(with: context.result(error: error), taskFinished: true, canceller: canceller)
     }
 
-    /// Sends the next request of a redirect chain as a new task, unless the send was cancelled meanwhile.
+    /// Sends the next request of a redirect chain as a new task, unless the send ended meanwhile.
     private func follow(_ request: URLRequest, in session: URLSession, context: TaskContext) {
         var context = context
         context.response = nil
         context.body = Data()
         let task = session.dataTask(with: request)
         tasks.withLock { $0[task.taskIdentifier] = context }
-        if let ending = context.state.withLock({ $0.advance(to: task) }) {
-            unregister(task)
-            _ = context.state.withLock { $0.finish() }
-            context.continuation.resume(throwing: ending)
-        } else {
+        if context.state.withLock({ $0.run(task) }) {
             task.resume()
+        } else {
+            unregister(task)
         }
     }
 
@@ -132,40 +152,5 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             .responseTooLarge,
             underlyingError: URLError(
                 .dataLengthExceedsMaximum, description: "the response body exceeds the \(limit)-byte limit\(size)"))
-    }
-}
-
-/// What the delegate knows about one send: its redirect chain and the data task now running for it.
-struct TaskContext {
-    var chain: RedirectChain
-    let state: Locked<SendState>
-    let continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
-    var response: URLResponse?
-    var body = Data()
-    /// A failure decided by the delegate (size cap, refused redirect); it wins over whatever the task reports.
-    var failure: NetworkError?
-
-    /// The outcome of the finished task, with FoundationNetworking's errors put into categories.
-    func result(error: (any Error)?) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let failure { return .failure(failure) }
-        if let error { return .failure(Self.classify(error, afterResponse: response != nil, url: chain.current.url)) }
-        guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
-        return .success((body, response))
-    }
-
-    /// Maps the codes libcurl leaves vague: a garbage status line arrives as `unsupportedURL` (the URL itself was
-    /// checked before sending), and a body cut short (fixed length or chunked) as `unknown`.
-    static func classify(_ error: any Error, afterResponse: Bool, url: URL?) -> any Error {
-        guard let error = error as? URLError else { return error }
-        switch error.code {
-        case .cancelled:
-            return CancellationError()
-        case .unsupportedURL where url?.scheme.map(RequestBuilder.isHTTP) == true:
-            return NetworkError.transport(.badResponse, underlyingError: error)
-        case .unknown:
-            return NetworkError.transport(afterResponse ? .connectionLost : .badResponse, underlyingError: error)
-        default:
-            return error
-        }
     }
 }

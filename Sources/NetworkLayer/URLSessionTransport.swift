@@ -17,9 +17,14 @@ public import Foundation
 /// - a maximum response size (``maximumResponseSize``): the transfer stops as soon as the body would exceed it, so
 ///   memory stays bounded, and the send fails with ``NetworkError/TransportFailure/responseTooLarge``.
 ///
-/// Cancelling the Swift task cancels the underlying `URLSessionTask` at once, on Linux too; a task cancelled before
-/// it starts sends nothing. (`URLSession.data(for:)` is not used: on Linux, cancelling many such calls at once
-/// can deadlock or crash the process.) The overall deadline of a request is ``Network/timeout``.
+/// Cancelling the Swift task, the deadline (``Network/timeout``) and the size cap end the send at once, on Linux too:
+/// the caller is resumed first, and the `URLSessionTask` is cancelled afterwards on a queue of the transport's own
+/// (on Linux, `cancel()` waits for FoundationNetworking's work queue, which a fast body can keep busy). A task
+/// cancelled before it starts sends nothing. (`URLSession.data(for:)` is not used: on Linux, cancelling many such
+/// calls at once can deadlock or crash the process.)
+///
+/// A 401 or 407 comes back as a response with its challenge header and body; the transport never answers an
+/// authentication challenge with credentials.
 public final class URLSessionTransport: Transport {
     /// The session requests go through.
     public let session: URLSession
@@ -32,6 +37,9 @@ public final class URLSessionTransport: Transport {
     /// every request of a redirect chain; the transport adds them to the first request only.
     private let configuredCredentials: [String: String]
     private let deadlines = DeadlineMonitor()
+    private let canceller: TaskCanceller
+    /// Where data tasks are created and resumed, one after another, away from the callers' threads.
+    private let starter = DispatchQueue(label: "NetworkLayer.URLSessionTransport.start")
 
     /// The default cap on a response body: 100 MiB.
     public static let defaultMaximumResponseSize = 100 * 1024 * 1024
@@ -47,7 +55,10 @@ public final class URLSessionTransport: Transport {
         redirectPolicy: RedirectPolicy = .default,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
     ) {
-        let delegate = SessionDelegate(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+        let canceller = TaskCanceller()
+        let delegate = SessionDelegate(
+            redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize, canceller: canceller)
+        self.canceller = canceller
         let (configuration, credentials) = Self.separatingCredentials(from: configuration)
         self.configuredCredentials = credentials
         self.delegate = delegate
@@ -66,6 +77,7 @@ public final class URLSessionTransport: Transport {
         self.session = session
         self.configuredCredentials = [:]
         self.delegate = nil
+        self.canceller = TaskCanceller()
     }
 
     deinit {
@@ -95,10 +107,12 @@ public final class URLSessionTransport: Transport {
         return (copy, credentials)
     }
 
-    /// A configuration that keeps no state between requests: no URL cache, no cookie storage, no cookies sent.
+    /// A configuration that keeps no state between requests: no URL cache, no cookie storage, no cookies sent, and
+    /// no credential storage, so an authentication challenge is never answered with a stored password.
     public static func statelessConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
+        configuration.urlCredentialStorage = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
@@ -117,19 +131,30 @@ public final class URLSessionTransport: Transport {
         let state = Locked(SendState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                start(request, state: state, continuation: continuation)
+                if let outcome = state.withLock({ $0.attach(continuation) }) {
+                    return continuation.resume(with: outcome)
+                }
+                watchDeadline(of: request, state: state)
+                // Creating and resuming a task wait for FoundationNetworking's work queue, which a fast or
+                // compressed body can keep busy for seconds; the caller's thread never waits for it.
+                starter.async { [self] in start(request, state: state) }
             }
         } onCancel: {
-            // Cancelled under the lock, so it is ordered with the redirect callback (see SessionDelegate).
-            state.withLock { $0.end(.cancelled)?.cancel() }
+            state.end(throwing: CancellationError(), canceller: canceller)
         }
     }
 
-    private func start(
-        _ request: URLRequest,
-        state: Locked<SendState>,
-        continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
-    ) {
+    /// Ends the send once its overall deadline passes, counting from now.
+    private func watchDeadline(of request: URLRequest, state: Locked<SendState>) {
+        let seconds = request.timeoutInterval
+        let canceller = canceller
+        let watch = deadlines.watch(seconds: seconds) {
+            state.end(throwing: NetworkError.deadlineExceeded(after: seconds), canceller: canceller)
+        }
+        if !state.withLock({ $0.watch(watch, in: deadlines) }) { deadlines.cancel(watch) }
+    }
+
+    private func start(_ request: URLRequest, state: Locked<SendState>) {
         // FoundationNetworking truncates its own timeout to whole seconds (and restarts it on every byte): for a
         // fractional deadline it would fire early, so it gets the next whole second and the monitor ends the send.
         // A whole-second deadline is left alone, as changing a URLRequest copies it.
@@ -143,26 +168,20 @@ public final class URLSessionTransport: Transport {
         let task: URLSessionDataTask
         if let delegate {
             task = session.dataTask(with: sent)
-            delegate.register(task, request: sent, state: state, continuation: continuation)
+            delegate.register(task, request: sent, state: state)
         } else {
             let url = sent.url
+            let canceller = canceller
             task = session.dataTask(with: sent) { data, response, error in
-                let ending = state.withLock { $0.finish() }
-                continuation.resume(with: ending.map(Result.failure) ?? Self.result(data, response, error, url))
+                state.end(with: Self.result(data, response, error, url), taskFinished: true, canceller: canceller)
             }
         }
-        if let refusal = state.withLock({ $0.start(task) }) {
-            // Cancelled before it began: nothing goes on the wire, and the never-resumed task is released unsent.
+        guard state.withLock({ $0.run(task) }) else {
+            // Ended before it began: nothing goes on the wire, and the never-resumed task is released unsent.
             delegate?.unregister(task)
-            continuation.resume(throwing: refusal)
             return
         }
         task.resume()
-        let seconds = request.timeoutInterval
-        let watch = deadlines.watch(seconds: seconds) {
-            state.withLock { $0.end(.timedOut(seconds))?.cancel() }
-        }
-        state.withLock { $0.watch(watch, in: deadlines) }
     }
 
     private static func result(
@@ -174,83 +193,5 @@ public final class URLSessionTransport: Transport {
         if let error { return .failure(TaskContext.classify(error, afterResponse: response != nil, url: url)) }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((data ?? Data(), response))
-    }
-}
-
-/// Where one send is in its life, so cancellation and the deadline can reach its current data task.
-struct SendState {
-    enum Phase {
-        case notStarted
-        case running
-        case cancelled
-        case timedOut(TimeInterval)
-    }
-
-    private(set) var phase = Phase.notStarted
-    private var isFinished = false
-    private var task: URLSessionTask?
-    private var deadline: (id: Int, monitor: DeadlineMonitor)?
-
-    /// Records the first task; returns the error to fail with if the send already ended.
-    mutating func start(_ task: URLSessionTask) -> (any Error)? {
-        guard case .notStarted = phase else { return endingError ?? CancellationError() }
-        phase = .running
-        self.task = task
-        return nil
-    }
-
-    /// Keeps the deadline watch so that finishing can cancel it; cancels it at once if the send already finished.
-    mutating func watch(_ id: Int, in monitor: DeadlineMonitor) {
-        if isFinished {
-            monitor.cancel(id)
-        } else {
-            deadline = (id, monitor)
-        }
-    }
-
-    /// Replaces the running task with the next one of a redirect chain; returns the error if the send ended.
-    mutating func advance(to task: URLSessionTask) -> (any Error)? {
-        guard case .running = phase else { return endingError ?? CancellationError() }
-        self.task = task
-        return nil
-    }
-
-    /// Ends the send early (cancelled or past its deadline); returns the task to cancel, if one is running.
-    mutating func end(_ reason: Phase) -> URLSessionTask? {
-        switch phase {
-        case .notStarted, .running:
-            phase = reason
-            defer { task = nil }
-            return task
-        case .cancelled, .timedOut:
-            return nil
-        }
-    }
-
-    /// Whether the send was cancelled or passed its deadline.
-    var hasEnded: Bool {
-        switch phase {
-        case .notStarted, .running: false
-        case .cancelled, .timedOut: true
-        }
-    }
-
-    /// Stops the deadline timer when the send is over; returns the error that ended it early, if any.
-    mutating func finish() -> (any Error)? {
-        isFinished = true
-        if let deadline { deadline.monitor.cancel(deadline.id) }
-        deadline = nil
-        return endingError
-    }
-
-    private var endingError: (any Error)? {
-        switch phase {
-        case .notStarted, .running:
-            nil
-        case .cancelled:
-            CancellationError()
-        case .timedOut(let seconds):
-            NetworkError.deadlineExceeded(after: seconds)
-        }
     }
 }

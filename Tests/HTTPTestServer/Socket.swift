@@ -49,10 +49,12 @@ enum Socket {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    /// Sets per-connection options: no SIGPIPE on macOS, no Nagle delay.
+    /// Sets per-connection options: no SIGPIPE on macOS, no Nagle delay, a 50 ms send timeout.
     static func configure(_ fd: Int32) {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(tv_sec: 0, tv_usec: 50_000)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
@@ -70,16 +72,24 @@ enum Socket {
         return poll(&descriptor, 1, milliseconds) > 0
     }
 
-    /// Writes all bytes; false if the peer went away.
-    static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+    /// Writes all bytes; false if the peer went away, or if it stopped reading and `keepTrying` turned false.
+    ///
+    /// Connections have a 50 ms send timeout (see ``configure(_:)``), so a client that stops reading without
+    /// closing never holds a server thread past the server's stop.
+    static func sendAll(_ fd: Int32, _ data: Data, while keepTrying: () -> Bool) -> Bool {
         data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return true }
             var offset = 0
             while offset < buffer.count {
                 #if canImport(Glibc)
-                    let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                    let sent = send(fd, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 #else
-                    let sent = send(fd, buffer.baseAddress! + offset, buffer.count - offset, 0)
+                    let sent = send(fd, base + offset, buffer.count - offset, 0)
                 #endif
+                if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                    guard keepTrying() else { return false }
+                    continue
+                }
                 if sent <= 0 { return false }
                 offset += sent
             }

@@ -42,6 +42,8 @@ public enum ServerReply: Sendable {
     case drip(head: Data, intervalMilliseconds: Int)
     /// Another reply after a pause; the pause ends early if the server stops.
     indirect case delayed(milliseconds: Int, ServerReply)
+    /// The head, then the body as fast as the client reads it, until it ends, the client closes or the server stops.
+    case stream(head: Data, body: StreamedBody)
 
     /// A redirect with a `Location` header and an empty body.
     public static func redirect(_ status: Int, to location: String) -> ServerReply {
@@ -157,9 +159,9 @@ private struct Connection {
             var bytes = Data(head.utf8)
             if request.method != "HEAD" { bytes.append(body) }
             let closeAfter = headers.contains { $0.key.lowercased() == "connection" && $0.value == "close" }
-            return Socket.sendAll(fd, bytes) && !closeAfter
+            return send(bytes) && !closeAfter
         case .raw(let bytes):
-            _ = Socket.sendAll(fd, bytes)
+            _ = send(bytes)
             return false
         case .hang:
             // Hold the connection until the client closes it or the server stops.
@@ -171,11 +173,14 @@ private struct Connection {
             Socket.setLingerZero(fd)
             return false
         case .drip(let head, let interval):
-            guard Socket.sendAll(fd, head) else { return false }
+            guard send(head) else { return false }
             while !state.isStopped && !clientClosed(waitingMilliseconds: Int32(interval)) {
-                guard Socket.sendAll(fd, Data("x".utf8)) else { return false }
+                guard send(Data("x".utf8)) else { return false }
             }
             return false
+        case .stream(let head, let body):
+            guard send(head) else { return false }
+            return stream(body)
         case .delayed(let milliseconds, let reply):
             let deadline = ContinuousClock.now + .milliseconds(milliseconds)
             while ContinuousClock.now < deadline {
@@ -183,6 +188,23 @@ private struct Connection {
             }
             return write(reply, for: request)
         }
+    }
+
+    /// Writes bytes, giving up when the client stops reading and the server stops.
+    private func send(_ bytes: Data) -> Bool {
+        Socket.sendAll(fd, bytes) { !state.isStopped }
+    }
+
+    /// Writes a streamed body; returns whether the connection stays open for another request.
+    private func stream(_ body: StreamedBody) -> Bool {
+        guard send(body.prefix) else { return false }
+        var sent = 0
+        while body.repetitions.map({ sent < $0 }) ?? true {
+            if state.isStopped || clientClosed(waitingMilliseconds: 0) { return false }
+            guard send(body.repeating) else { return false }
+            sent += 1
+        }
+        return send(body.suffix) && !body.closesAfter
     }
 
     /// Waits up to the given time for the client to close the connection; true if it did.

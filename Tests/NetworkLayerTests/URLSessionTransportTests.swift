@@ -205,11 +205,15 @@ extension LoopbackIntegration {
 
 }
 
-/// Polls a condition every 10 ms for at most 2 seconds.
-func waitUntil(_ condition: () -> Bool) async throws {
-    for _ in 0..<200 {
+/// Polls a condition every 10 ms for at most `seconds` (2 by default).
+func waitUntil(
+    seconds: Int = 2,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws {
+    for _ in 0..<(seconds * 100) {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(10))
     }
-    Issue.record("condition not met within 2 seconds")
+    Issue.record("condition not met within \(seconds) seconds", sourceLocation: sourceLocation)
 }

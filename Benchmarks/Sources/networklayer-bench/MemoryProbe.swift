@@ -41,17 +41,6 @@ enum MemoryProbe {
 
     /// Parent side: runs the child for one side and reads its result.
     static func measure(side: String, base: URL) throws -> MemoryResult {
-        let process = Process()
-        process.executableURL = try ServerProcess.executable()
-        process.arguments = ["--memory-child", side, "--url", base.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchError(description: "memory child for \(side) exited with \(process.terminationStatus)")
-        }
-        return try JSONDecoder().decode(MemoryResult.self, from: data)
+        try ServerProcess.runChild(["--memory-child", side, "--url", base.absoluteString])
     }
 }

@@ -3,7 +3,7 @@ import HTTPTestServer
 
 /// The loopback server, run in a child process so that it never shares the client's threads.
 enum ServerProcess {
-    /// Child side: serves `/small` and `/large` until the parent closes standard input.
+    /// Child side: serves `/small`, `/large` and the hostile streams until the parent closes standard input.
     static func serve() throws -> Never {
         let small = Fixtures.smallJSON
         let large = Fixtures.largeJSON
@@ -11,7 +11,7 @@ enum ServerProcess {
             switch request.path {
             case "/small": .response(status: 200, headers: ["Content-Type": "application/json"], body: small)
             case "/large": .response(status: 200, headers: ["Content-Type": "application/json"], body: large)
-            default: .response(status: 404)
+            default: HostileProbe.streams[String(request.path.dropFirst())] ?? .response(status: 404)
             }
         }
         FileHandle.standardOutput.write(Data("PORT \(server.port)\n".utf8))
@@ -34,6 +34,23 @@ enum ServerProcess {
             let port = Int(line.dropFirst(5)), let url = URL(string: "http://127.0.0.1:\(port)")
         else { throw BenchError(description: "the server process did not report its port") }
         return (process, url)
+    }
+
+    /// Runs this program again with `arguments` and decodes the one JSON line it prints.
+    static func runChild<Result: Decodable>(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError(
+                description: "\(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return try JSONDecoder().decode(Result.self, from: data)
     }
 
     static func executable() throws -> URL {

@@ -6,10 +6,13 @@ import NetworkLayer
 //   swift run -c release --package-path Benchmarks networklayer-bench [--url BASE] [--rounds N] [--json FILE]
 //                                                                      [--only TEXT] [--skip-memory]
 //                                                                      [--write-fixtures DIR]
+//   swift run -c release --package-path Benchmarks networklayer-bench --hostile [--json FILE]
 //
 // Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
 // GET BASE/small (the 196-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
-// files (as small and large) for a static server such as nginx.
+// files (as small and large) for a static server such as nginx. --hostile measures instead what endless bodies,
+// compression bombs and endless trailers cost each transport: time to fail, peak RSS growth, time until the next
+// request gets through.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -21,6 +24,12 @@ if arguments.first == "--serve" { try ServerProcess.serve() }
 
 if let side = value(of: "--memory-child"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     try await MemoryProbe.run(side: side, base: base)
+}
+
+if let stream = value(of: "--hostile-child"), let transport = value(of: "--transport"),
+    let base = value(of: "--url").flatMap(URL.init(string:))
+{
+    try await HostileProbe.run(stream: stream, transport: transport, base: base)
 }
 
 // For profilers: one side only, sequential small requests, against --url.
@@ -55,6 +64,18 @@ if let directory = value(of: "--write-fixtures") {
 }
 
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 7
+if arguments.contains("--hostile") {
+    let (process, url) = try ServerProcess.start()
+    print("hostile streams, a \(HostileProbe.cap)-byte cap and a 5 s deadline; each in a process of its own:")
+    let results = try HostileProbe.measureAll(base: url)
+    if let path = value(of: "--json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(results).write(to: URL(fileURLWithPath: path))
+    }
+    process.terminate()
+    exit(0)
+}
 var serverProcess: Process?
 let base: URL
 if let given = value(of: "--url").flatMap(URL.init(string:)) {
