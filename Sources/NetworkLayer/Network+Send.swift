@@ -1,10 +1,3 @@
-import Foundation
-
-#if canImport(FoundationNetworking)
-    // URLRequest lives in FoundationNetworking on Linux.
-    import FoundationNetworking
-#endif
-
 extension Network {
     /// Sends a route and decodes the JSON body as `T`.
     ///
@@ -31,21 +24,30 @@ extension Network {
     ///
     /// ```swift
     /// let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
+    /// let same = try await network.send(UserRoute.getUser(id: 1), as: Response<User>.self)
     /// ```
-    public func send<T: Decodable>(_ route: some URLRequestProtocol) async throws(NetworkError) -> Response<T> {
+    public func send<T: Decodable>(
+        _ route: some URLRequestProtocol,
+        as type: Response<T>.Type = Response<T>.self
+    ) async throws(NetworkError) -> Response<T> {
         let request = try makeRequest(for: route)
         let (value, response) = try await value(T.self, for: request)
         return Response(value: value, httpResponse: response)
     }
 
-    /// Sends a route that returns nothing you need, checking only the status.
+    /// Sends a route whose body you do not need, checking only the status.
     ///
     /// ```swift
     /// try await network.send(UserRoute.deleteUser(id: 1))
     /// ```
-    public func send(_ route: some URLRequestProtocol) async throws(NetworkError) {
+    ///
+    /// To decode the body, name the type: `let user: User = try await network.send(route)`. Without one, the
+    /// result is a ``StatusOnly``, and reading a member of it is a compile error that says so.
+    @discardableResult
+    public func send(_ route: some URLRequestProtocol) async throws(NetworkError) -> StatusOnly {
         let request = try makeRequest(for: route)
         _ = try await response(for: request)
+        return StatusOnly()
     }
 
     /// Sends a route and returns the decoded value or the error as a `Result`; never throws.
@@ -54,11 +56,16 @@ extension Network {
     /// let result: Result<User, NetworkError> = await network.send(UserRoute.getUser(id: 1))
     /// ```
     public func send<T: Decodable>(_ route: some URLRequestProtocol) async -> Result<T, NetworkError> {
-        do throws(NetworkError) {
-            return .success(try await send(route, as: T.self))
-        } catch {
-            return .failure(error)
-        }
+        await result { () async throws(NetworkError) in try await send(route, as: T.self) }
+    }
+
+    /// Sends a route and returns the decoded value with its status and headers, or the error; never throws.
+    ///
+    /// ```swift
+    /// let result: Result<Response<User>, NetworkError> = await network.send(UserRoute.getUser(id: 1))
+    /// ```
+    public func send<T: Decodable>(_ route: some URLRequestProtocol) async -> Result<Response<T>, NetworkError> {
+        await result { () async throws(NetworkError) in try await send(route, as: Response<T>.self) }
     }
 
     /// Sends a route and calls `completion` exactly once with the decoded value or the error.
@@ -70,7 +77,9 @@ extension Network {
     /// task.cancel()   // completion then gets .failure(.cancelled)
     /// ```
     ///
-    /// `completion` runs on an arbitrary thread; hop to the main actor yourself to touch UI.
+    /// Name the result type in the closure: `Result<User, NetworkError>`, `Result<Response<User>, NetworkError>`,
+    /// or `Result<StatusOnly, NetworkError>` to check only the status. `completion` runs on an arbitrary thread;
+    /// hop to the main actor yourself to touch UI.
     ///
     /// - Returns: The task doing the work; cancel it to cancel the request.
     @discardableResult
@@ -83,17 +92,32 @@ extension Network {
         }
     }
 
-    /// Sends a route that returns nothing you need and calls `completion` exactly once with the outcome.
+    /// Sends a route and calls `completion` exactly once with the value and its status and headers, or the error.
     ///
     /// - Returns: The task doing the work; cancel it to cancel the request.
     @discardableResult
-    public func send(
+    public func send<T: Decodable & Sendable>(
         _ route: some URLRequestProtocol,
-        completion: @escaping @Sendable (Result<Void, NetworkError>) -> Void
+        completion: @escaping @Sendable (Result<Response<T>, NetworkError>) -> Void
     ) -> Task<Void, Never> {
         complete(route, completion) { request async throws(NetworkError) in
-            _ = try await response(for: request)
+            let (value, response) = try await value(T.self, for: request)
+            return Response(value: value, httpResponse: response)
         }
+    }
+
+    /// Not available: a completion handler must name the type it expects.
+    @available(
+        *, unavailable,
+        message:
+            "name the result type in the closure: { (result: Result<User, NetworkError>) in … }, or Result<StatusOnly, NetworkError> to check only the status"
+    )
+    @discardableResult
+    public func send(
+        _ route: some URLRequestProtocol,
+        completion: @escaping @Sendable (Result<UnnamedResult, NetworkError>) -> Void
+    ) -> Task<Void, Never> {
+        fatalError("unavailable")
     }
 
     /// Builds the request now (the route need not be `Sendable`), then runs `operation` in a task and reports once.
@@ -104,16 +128,13 @@ extension Network {
     ) -> Task<Void, Never> {
         let request = requestResult(for: route)
         return Task {
-            completion(await result(for: request, operation))
+            completion(await result { () async throws(NetworkError) in try await operation(request.get()) })
         }
     }
 
-    private func result<T>(
-        for request: Result<URLRequest, NetworkError>,
-        _ operation: (URLRequest) async throws(NetworkError) -> T
-    ) async -> Result<T, NetworkError> {
+    private func result<T>(_ operation: () async throws(NetworkError) -> T) async -> Result<T, NetworkError> {
         do throws(NetworkError) {
-            return .success(try await operation(request.get()))
+            return .success(try await operation())
         } catch {
             return .failure(error)
         }

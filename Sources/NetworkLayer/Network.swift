@@ -99,7 +99,7 @@ extension Network {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let result = first else {
-                throw NetworkError.deadlineExceeded(after: seconds)
+                throw NetworkError.deadlineExceeded(after: seconds, for: request)
             }
             return result
         }
@@ -115,7 +115,8 @@ extension Network {
         return (value, response)
     }
 
-    /// Decodes a body: `Data` as the raw bytes, an empty body as `nil` for optionals, anything else as JSON.
+    /// Decodes a body: `Data` as the raw bytes, ``StatusOnly`` as nothing, an empty body as `nil` for optionals,
+    /// anything else as JSON.
     func decode<T: Decodable>(
         _ type: T.Type,
         from data: Data,
@@ -123,11 +124,14 @@ extension Network {
         method: String?
     ) throws(NetworkError) -> T {
         let status = response.statusCode
+        if let nothing = StatusOnly() as? T { return nothing }
         if Self.hasNoContent(data, status: status, method: method) {
             if let empty = EmptyBody.value(of: type) { return empty }
             let context = DecodingError.Context(
                 codingPath: [],
-                debugDescription: "The response has no body (HTTP \(status)); ask for Void, an Optional or Data")
+                debugDescription:
+                    "The response has no body; ask for an Optional, Data, or nothing (`try await network.send(route)`)"
+            )
             throw .decoding(.valueNotFound(type, context), statusCode: status, body: data)
         }
         if T.self == Data.self, let raw = data as? T { return raw }

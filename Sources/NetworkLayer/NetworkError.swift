@@ -1,5 +1,10 @@
 public import Foundation
 
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
 /// Everything that can go wrong when sending a route, each case with what you need to act on it.
 ///
 /// ```swift
@@ -107,11 +112,15 @@ extension NetworkError {
 }
 
 extension NetworkError {
-    /// The error for a request still unfinished when its overall deadline passed, whichever transport ended it.
-    package static func deadlineExceeded(after seconds: TimeInterval) -> NetworkError {
-        .transport(
-            .timedOut,
-            underlyingError: URLError(.timedOut, description: "the request did not complete within \(seconds) s"))
+    /// The error for a request still unfinished when its overall deadline passed, whichever transport ended it:
+    /// "Transport failed (timedOut): URLError -1001: GET did not complete within 60 s (https://…)".
+    package static func deadlineExceeded(after seconds: TimeInterval, for request: URLRequest) -> NetworkError {
+        let limit = seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+        var info: [String: Any] = [
+            NSLocalizedDescriptionKey: "\(request.httpMethod ?? "GET") did not complete within \(limit) s"
+        ]
+        if let url = request.url { info[NSURLErrorFailingURLErrorKey] = url }
+        return .transport(.timedOut, underlyingError: URLError(.timedOut, userInfo: info))
     }
 
     /// Wraps whatever a transport threw, mapping cancellation to ``cancelled`` and `URLError`s by category.

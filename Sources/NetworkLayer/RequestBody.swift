@@ -16,14 +16,16 @@ public import Foundation
 /// }
 /// ```
 ///
-/// A `Content-Type` in the route's `headers` wins over the one given here.
+/// A `Content-Type` in the route's `headers` wins over the one given here. A body that has neither is sent as
+/// `application/json` when it is valid JSON and as `application/octet-stream` otherwise, never as URLSession's
+/// default form type, and every transport (`MockTransport` included) sees the same header.
 public struct RequestBody: Sendable, Equatable {
     /// The bytes to send.
     public var data: Data
-    /// The media type sent as `Content-Type`, or `nil` to send none.
+    /// The media type sent as `Content-Type`, or `nil` to have it inferred from the bytes.
     public var contentType: String?
 
-    /// Creates a body from bytes and an optional media type.
+    /// Creates a body from bytes and an optional media type; without one, the type is inferred from the bytes.
     public init(data: Data, contentType: String? = nil) {
         self.data = data
         self.contentType = contentType
@@ -55,5 +57,12 @@ public struct RequestBody: Sendable, Equatable {
     public static func form(_ items: [URLQueryItem]) -> RequestBody {
         let text = QueryEncoding.encode(items)
         return RequestBody(data: Data(text.utf8), contentType: "application/x-www-form-urlencoded")
+    }
+
+    /// The media type of a body that names none: `application/json` when the bytes are valid JSON (what
+    /// `JSONEncoder` or `JSONSerialization` produce), `application/octet-stream` otherwise.
+    static func inferredContentType(of data: Data) -> String {
+        let isJSON = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+        return isJSON ? "application/json" : "application/octet-stream"
     }
 }

@@ -32,8 +32,8 @@ enum RequestBuilder {
         var fields = headers
         if let body, !body.data.isEmpty {
             request.httpBody = body.data
-            if let contentType = body.contentType, !headers.keys.contains(where: Self.isContentType) {
-                fields["Content-Type"] = contentType
+            if !headers.keys.contains(where: Self.isContentType) {
+                fields["Content-Type"] = body.contentType ?? RequestBody.inferredContentType(of: body.data)
             }
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }

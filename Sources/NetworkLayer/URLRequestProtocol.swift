@@ -41,7 +41,8 @@ public protocol URLRequestProtocol {
 
     /// The raw body bytes, or `nil` for none. Defaults to `nil`.
     ///
-    /// Set `Content-Type` in ``headers`` yourself, or implement ``requestBody`` instead to have it set for you.
+    /// Without a `Content-Type` in ``headers``, the body is sent as `application/json` when it is valid JSON and as
+    /// `application/octet-stream` otherwise. Implement ``requestBody`` instead to name the type with the bytes.
     var body: Data? { get throws }
 
     /// The body with its media type. Defaults to ``body`` with no media type; implement one or the other.

@@ -149,7 +149,7 @@ public final class URLSessionTransport: Transport {
         let seconds = request.timeoutInterval
         let canceller = canceller
         let watch = deadlines.watch(seconds: seconds) {
-            state.end(throwing: NetworkError.deadlineExceeded(after: seconds), canceller: canceller)
+            state.end(throwing: NetworkError.deadlineExceeded(after: seconds, for: request), canceller: canceller)
         }
         if !state.withLock({ $0.watch(watch, in: deadlines) }) { deadlines.cancel(watch) }
     }
@@ -164,6 +164,10 @@ public final class URLSessionTransport: Transport {
         }
         for (name, value) in configuredCredentials where sent.value(forHTTPHeaderField: name) == nil {
             sent.setValue(value, forHTTPHeaderField: name)
+        }
+        if let body = sent.httpBody, !body.isEmpty, sent.value(forHTTPHeaderField: "Content-Type") == nil {
+            // URLSession would label it a form.
+            sent.setValue(RequestBody.inferredContentType(of: body), forHTTPHeaderField: "Content-Type")
         }
         let task: URLSessionDataTask
         if let delegate {

@@ -150,7 +150,7 @@ public final class MockTransport: Transport {
             return try state.nextResponse(for: request)
         }
         if response.delay > 0 {
-            try await wait(response.delay, within: request.timeoutInterval)
+            try await wait(response.delay, for: request)
         }
         switch response.outcome {
         case .failure(let error):
@@ -168,11 +168,12 @@ public final class MockTransport: Transport {
 
 extension MockTransport: DeadlineEnforcingTransport {
     /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
-    private func wait(_ nanoseconds: UInt64, within timeout: TimeInterval) async throws {
+    private func wait(_ nanoseconds: UInt64, for request: URLRequest) async throws {
+        let timeout = request.timeoutInterval
         let deadline = UInt64(max(0, timeout) * 1_000_000_000)
         guard nanoseconds > deadline else { return try await Task.sleep(nanoseconds: nanoseconds) }
         try await Task.sleep(nanoseconds: deadline)
-        throw NetworkError.deadlineExceeded(after: timeout)
+        throw NetworkError.deadlineExceeded(after: timeout, for: request)
     }
 }
 

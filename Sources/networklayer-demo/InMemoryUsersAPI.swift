@@ -1,10 +1,4 @@
-import Foundation
 import NetworkLayer
-
-#if canImport(FoundationNetworking)
-    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
-    import FoundationNetworking
-#endif
 
 /// A `Transport` that serves a small users API from memory, so the demo runs with no server.
 ///

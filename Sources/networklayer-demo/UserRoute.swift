@@ -1,4 +1,3 @@
-import Foundation
 import NetworkLayer
 
 /// A user as the demo API returns it.

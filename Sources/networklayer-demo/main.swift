@@ -1,4 +1,3 @@
-import Foundation
 import NetworkLayer
 
 // The README's quick start, end to end. Without arguments it runs against an in-memory users API;

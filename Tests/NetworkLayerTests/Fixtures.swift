@@ -19,8 +19,38 @@ struct NewUser: Codable, Equatable {
 
 let alice = User(id: 1, name: "Alice", email: "alice@example.com")
 
-/// The route enum of DESIGN.md, as the README writes it.
-typealias UserRoute = Readme.UserRoute
+/// The route enum most tests send: one case per endpoint, absolute URLs, a JSON body for `createUser`.
+enum UserRoute: URLRequestProtocol {
+    case getUser(id: Int)
+    case createUser(name: String, email: String)
+    case deleteUser(id: Int)
+
+    var url: URL {
+        get throws {
+            switch self {
+            case .getUser(let id), .deleteUser(let id): URL(string: "https://api.example.com/users/\(id)")!
+            case .createUser: URL(string: "https://api.example.com/users")!
+            }
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .getUser: .get
+        case .createUser: .post
+        case .deleteUser: .delete
+        }
+    }
+
+    var body: Data? {
+        get throws {
+            guard case .createUser(let name, let email) = self else { return nil }
+            return try JSONEncoder().encode(NewUser(name: name, email: email))
+        }
+    }
+
+    var headers: [String: String]? { ["Content-Type": "application/json"] }
+}
 
 /// A route whose parts are plain values, for table-driven tests.
 struct TestRoute: URLRequestProtocol {

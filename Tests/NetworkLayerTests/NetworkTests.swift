@@ -7,7 +7,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Network: the send shapes of DESIGN.md")
+@Suite("Network: the send shapes")
 struct NetworkTests {
     let transport = MockTransport(defaultResponse: .json(aliceJSON))
     var network: Network { Network(transport: transport) }
@@ -57,6 +57,35 @@ struct NetworkTests {
         await #expect(throws: NetworkError.self) {
             try await failing.send(UserRoute.deleteUser(id: 1))
         }
+    }
+
+    @Test func returnsTheResponseInEveryShape() async throws {
+        let transport = MockTransport(defaultResponse: .json(aliceJSON, status: 201))
+        let network = Network(transport: transport)
+        let named = try await network.send(UserRoute.getUser(id: 1), as: Response<User>.self)
+        #expect(named.value == alice && named.statusCode == 201)
+        let result: Result<Response<User>, NetworkError> = await network.send(UserRoute.getUser(id: 1))
+        #expect(try result.get().statusCode == 201)
+        let delivered = Guarded<[Result<Response<User>, NetworkError>]>([])
+        await network.send(UserRoute.getUser(id: 1)) { (result: Result<Response<User>, NetworkError>) in
+            delivered.withLock { $0.append(result) }
+        }.value
+        #expect(try delivered.withLock { $0 }.first?.get().value == alice)
+
+        let failing = Network(transport: MockTransport(defaultResponse: .status(404)))
+        let failure: Result<Response<User>, NetworkError> = await failing.send(UserRoute.getUser(id: 1))
+        #expect(failure.error?.statusCode == 404)
+    }
+
+    @Test func aStatusOnlySendDecodesNothingWhateverTheBody() async throws {
+        let network = Network(transport: MockTransport(defaultResponse: .data(Data("not JSON".utf8))))
+        let checked = try await network.send(UserRoute.deleteUser(id: 1))
+        #expect(checked == StatusOnly())
+        let delivered = Guarded<[Result<StatusOnly, NetworkError>]>([])
+        await network.send(UserRoute.getUser(id: 1)) { (result: Result<StatusOnly, NetworkError>) in
+            delivered.withLock { $0.append(result) }
+        }.value
+        #expect(try delivered.withLock { $0 }.first?.get() == StatusOnly())
     }
 
     @Test func returnsRawBytesForData() async throws {
@@ -116,6 +145,45 @@ struct NetworkTests {
     }
 }
 
+@Suite("Network: a body's Content-Type")
+struct ContentTypeTests {
+    /// A route whose raw body names no media type.
+    struct RawBodyRoute: URLRequestProtocol {
+        var body: Data?
+        var headers: [String: String]?
+        var url: URL { URL(string: "https://api.example.com/things")! }
+        var method: HTTPMethod { .post }
+    }
+
+    @Test(arguments: [
+        (#"{"name":"Ann"}"#, "application/json"),
+        (#"[1,2,3]"#, "application/json"),
+        (#""just a string""#, "application/json"),
+        ("name=Ann&city=Oslo", "application/octet-stream"),
+        ("{not json", "application/octet-stream"),
+    ])
+    func aBodyWithoutAContentTypeGetsOneFromItsBytes(body: String, expected: String) async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        try await Network(transport: mock).send(RawBodyRoute(body: Data(body.utf8)))
+        #expect(mock.requests.first?.value(forHTTPHeaderField: "Content-Type") == expected)
+    }
+
+    @Test func theRoutesOwnContentTypeWins() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        try await Network(transport: mock).send(
+            RawBodyRoute(body: Data("a,b".utf8), headers: ["content-type": "text/csv"]))
+        let request = try #require(mock.requests.first)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "text/csv")
+        #expect(request.allHTTPHeaderFields?.count == 1, "one Content-Type, not two")
+    }
+
+    @Test func aRequestWithoutABodyHasNoContentType() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        try await Network(transport: mock).send(RawBodyRoute(body: nil))
+        #expect(mock.requests.first?.value(forHTTPHeaderField: "Content-Type") == nil)
+    }
+}
+
 @Suite("Network: empty responses")
 struct EmptyResponseTests {
     @Test(arguments: [204, 205])
@@ -141,7 +209,9 @@ struct EmptyResponseTests {
             return
         }
         #expect(body.isEmpty)
-        #expect(error?.description.contains("no body") == true)
+        let description = try #require(error?.description)
+        #expect(description.contains("no body"))
+        #expect(description.components(separatedBy: "HTTP 200").count == 2, "the status once: \(description)")
     }
 
     @Test func aHeadResponseIsEmptyEvenIfTheTransportReturnsBytes() async throws {
@@ -211,8 +281,9 @@ struct CompletionHandlerTests {
 
     @Test func deliverAnInvalidRouteAsAFailureWithoutSending() async throws {
         let transport = MockTransport(defaultResponse: .json(aliceJSON))
-        let calls = Guarded<[Result<Void, NetworkError>]>([])
-        await Network(transport: transport).send(TestRoute(headers: ["Bad Name": "x"])) { result in
+        let calls = Guarded<[Result<StatusOnly, NetworkError>]>([])
+        await Network(transport: transport).send(TestRoute(headers: ["Bad Name": "x"])) {
+            (result: Result<StatusOnly, NetworkError>) in
             calls.withLock { $0.append(result) }
         }.value
         let results = calls.withLock { $0 }
@@ -261,6 +332,10 @@ struct TransportErrorTests {
             return
         }
         #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(
+            error?.description
+                == "Transport failed (timedOut): URLError -1001: DELETE did not complete within 0.2 s "
+                + "(https://api.example.com/users/1)")
     }
 
     @Test func theDeadlineCanBeSetForOneCall() async throws {

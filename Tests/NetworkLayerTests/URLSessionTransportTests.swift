@@ -55,6 +55,24 @@ extension LoopbackIntegration {
             #expect(received.header("Content-Length") == String(received.body.count))
         }
 
+        @Test func aBodyWithoutAContentTypeIsNeverSentAsAForm() async throws {
+            let server = try TestHTTPServer { _ in .response(status: 204) }
+            defer { server.stop() }
+            let json = Data(#"{"name":"Ann"}"#.utf8)
+            try await network.send(
+                TestRoute(server.baseURL.absoluteString, method: .post, body: RequestBody(data: json)))
+            var direct = URLRequest(url: server.baseURL)
+            direct.httpMethod = "PUT"
+            direct.httpBody = Data([0xFF, 0x00, 0x01])
+            _ = try await URLSessionTransport().send(direct)
+
+            let received = server.requests
+            #expect(received.count == 2)
+            #expect(received.first?.header("Content-Type") == "application/json")
+            #expect(received.first?.body == json)
+            #expect(received.last?.header("Content-Type") == "application/octet-stream")
+        }
+
         @Test func headAndNoContentResponsesSucceedForVoidAndOptional() async throws {
             let server = try TestHTTPServer { request in
                 request.method == "HEAD" ? .json(aliceJSON) : .response(status: 204)

@@ -1,0 +1,3 @@
+// Tests that use MockTransport also use NetworkLayer's types; `import NetworkLayerTesting` brings them (and
+// Foundation's) along.
+@_exported public import NetworkLayer
