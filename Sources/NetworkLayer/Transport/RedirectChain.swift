@@ -1,38 +1,9 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    // URLRequest lives in FoundationNetworking on Linux.
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
     import FoundationNetworking
 #endif
-
-extension URLSessionTransport {
-    /// Which redirects ``URLSessionTransport`` follows.
-    ///
-    /// Whatever the policy, a followed redirect never carries `Authorization`, `Cookie` or `Proxy-Authorization` to
-    /// another scheme, host or port (nor anywhere after that in the chain), never leaves `http` and `https`, never
-    /// goes from `https` to `http`, and a `307` or `308` re-sends the original method and body.
-    public struct RedirectPolicy: Sendable, Equatable {
-        /// The most redirects followed for one request; `0` means none are followed.
-        public let maximumHops: Int
-
-        /// Follows up to 10 redirects.
-        public static let `default` = RedirectPolicy.follow(maximumHops: 10)
-
-        /// Follows no redirect: a 3xx response is returned as it is (and ``Network`` reports it as an unacceptable
-        /// status, with its `Location` header).
-        public static let never = RedirectPolicy(maximumHops: 0)
-
-        /// Follows up to `maximumHops` redirects; one more fails with
-        /// ``NetworkError/TransportFailure/tooManyRedirects``.
-        public static func follow(maximumHops: Int) -> RedirectPolicy {
-            RedirectPolicy(maximumHops: max(0, maximumHops))
-        }
-
-        private init(maximumHops: Int) {
-            self.maximumHops = maximumHops
-        }
-    }
-}
 
 /// What to do with a response that may be a redirect.
 enum RedirectDecision {
@@ -118,12 +89,5 @@ struct RedirectChain {
         let scheme = url.scheme?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-    }
-}
-
-extension URLError {
-    /// A `URLError` whose description says what happened, for errors the transport makes itself.
-    init(_ code: URLError.Code, description: String) {
-        self.init(code, userInfo: [NSLocalizedDescriptionKey: description])
     }
 }

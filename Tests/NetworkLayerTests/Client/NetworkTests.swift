@@ -66,7 +66,7 @@ struct NetworkTests {
         #expect(named.value == alice && named.statusCode == 201)
         let result: Result<Response<User>, NetworkError> = await network.send(UserRoute.getUser(id: 1))
         #expect(try result.get().statusCode == 201)
-        let delivered = Guarded<[Result<Response<User>, NetworkError>]>([])
+        let delivered = Locked<[Result<Response<User>, NetworkError>]>([])
         await network.send(UserRoute.getUser(id: 1)) { (result: Result<Response<User>, NetworkError>) in
             delivered.withLock { $0.append(result) }
         }.value
@@ -81,7 +81,7 @@ struct NetworkTests {
         let network = Network(transport: MockTransport(defaultResponse: .data(Data("not JSON".utf8))))
         let checked = try await network.send(UserRoute.deleteUser(id: 1))
         #expect(checked == StatusOnly())
-        let delivered = Guarded<[Result<StatusOnly, NetworkError>]>([])
+        let delivered = Locked<[Result<StatusOnly, NetworkError>]>([])
         await network.send(UserRoute.getUser(id: 1)) { (result: Result<StatusOnly, NetworkError>) in
             delivered.withLock { $0.append(result) }
         }.value
@@ -270,7 +270,7 @@ struct DecodingErrorTests {
 struct CompletionHandlerTests {
     @Test func deliverTheValueExactlyOnce() async throws {
         let network = Network(transport: MockTransport(defaultResponse: .json(aliceJSON)))
-        let calls = Guarded<[Result<User, NetworkError>]>([])
+        let calls = Locked<[Result<User, NetworkError>]>([])
         await network.send(UserRoute.getUser(id: 1)) { (result: Result<User, NetworkError>) in
             calls.withLock { $0.append(result) }
         }.value
@@ -281,7 +281,7 @@ struct CompletionHandlerTests {
 
     @Test func deliverAnInvalidRouteAsAFailureWithoutSending() async throws {
         let transport = MockTransport(defaultResponse: .json(aliceJSON))
-        let calls = Guarded<[Result<StatusOnly, NetworkError>]>([])
+        let calls = Locked<[Result<StatusOnly, NetworkError>]>([])
         await Network(transport: transport).send(TestRoute(headers: ["Bad Name": "x"])) {
             (result: Result<StatusOnly, NetworkError>) in
             calls.withLock { $0.append(result) }
@@ -297,7 +297,7 @@ struct CompletionHandlerTests {
 
     @Test func deliverCancelledExactlyOnceWhenTheTaskIsCancelled() async throws {
         let transport = MockTransport(defaultResponse: .status(200).delayed(by: .seconds(30)))
-        let calls = Guarded<[Result<User, NetworkError>]>([])
+        let calls = Locked<[Result<User, NetworkError>]>([])
         let task = Network(transport: transport).send(UserRoute.getUser(id: 1)) {
             (result: Result<User, NetworkError>) in
             calls.withLock { $0.append(result) }

@@ -19,9 +19,10 @@ struct DocumentationSnippets {
 
     let blocks: [Block]
 
-    /// The package's root directory, found from this file's path.
+    /// The package's root directory, found from this file's path (Tests/NetworkLayerTests/Documentation/…).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Reads every ```` ```swift ```` block of the documents, paths relative to the package root.
     init(documents: [String]) throws {
@@ -205,7 +206,7 @@ enum Toolchain {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        let collected = Guarded(Data())
+        let collected = Locked(Data())
         output.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
             collected.withLock { $0.append(chunk) }

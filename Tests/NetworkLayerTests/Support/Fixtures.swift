@@ -95,8 +95,6 @@ struct TestEndpoint: Endpoint {
     }
 }
 
-/// Thread-safe bookkeeping for tests.
-typealias Guarded = Locked
 
 let aliceJSON = #"{"id":1,"name":"Alice","email":"alice@example.com"}"#
 

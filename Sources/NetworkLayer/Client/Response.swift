@@ -39,16 +39,3 @@ public struct Response<Value> {
 }
 
 extension Response: Sendable where Value: Sendable {}
-
-extension HTTPURLResponse {
-    /// The header fields as strings; on Linux `allHeaderFields` is typed `[AnyHashable: Any]`.
-    var headerFields: [String: String] {
-        var fields: [String: String] = [:]
-        for (name, value) in allHeaderFields {
-            if let name = name as? String {
-                fields[name] = value as? String ?? String(describing: value)
-            }
-        }
-        return fields
-    }
-}

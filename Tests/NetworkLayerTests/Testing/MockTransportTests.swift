@@ -9,7 +9,7 @@ import Testing
 
 @Suite("MockTransport")
 struct MockTransportTests {
-    @Test func theCallSitesOfTheIssueWorkAsWritten() async throws {
+    @Test func eachRegisteredResponseReachesTheCallerAsARealOneWould() async throws {
         let mock = MockTransport()
         mock.respond(to: UserRoute.getUser(id: 1), with: .json(alice))
         mock.respond(to: UserRoute.getUser(id: 2), with: .status(404, body: Data(#"{"error":"no such user"}"#.utf8)))
