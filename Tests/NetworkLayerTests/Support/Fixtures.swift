@@ -95,7 +95,6 @@ struct TestEndpoint: Endpoint {
     }
 }
 
-
 let aliceJSON = #"{"id":1,"name":"Alice","email":"alice@example.com"}"#
 
 extension NetworkError {
