@@ -17,7 +17,7 @@ extension Network {
         as type: T.Type = T.self
     ) async throws(NetworkError) -> T {
         let request = try makeRequest(for: route)
-        return try await value(type, for: request).0
+        return try await value(type, for: request, options: route.options).0
     }
 
     /// Sends a route and returns the decoded value with the status code and headers.
@@ -31,7 +31,7 @@ extension Network {
         as type: Response<T>.Type = Response<T>.self
     ) async throws(NetworkError) -> Response<T> {
         let request = try makeRequest(for: route)
-        let (value, response) = try await value(T.self, for: request)
+        let (value, response) = try await value(T.self, for: request, options: route.options)
         return Response(value: value, httpResponse: response)
     }
 
@@ -46,7 +46,7 @@ extension Network {
     @discardableResult
     public func send(_ route: some URLRequestProtocol) async throws(NetworkError) -> StatusOnly {
         let request = try makeRequest(for: route)
-        _ = try await response(for: request)
+        _ = try await response(for: request, options: route.options)
         return StatusOnly()
     }
 
@@ -87,8 +87,8 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<T, NetworkError>) -> Void
     ) -> Task<Void, Never> {
-        complete(route, completion) { request async throws(NetworkError) in
-            try await value(T.self, for: request).0
+        complete(route, completion) { request, options async throws(NetworkError) in
+            try await value(T.self, for: request, options: options).0
         }
     }
 
@@ -100,8 +100,8 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<Response<T>, NetworkError>) -> Void
     ) -> Task<Void, Never> {
-        complete(route, completion) { request async throws(NetworkError) in
-            let (value, response) = try await value(T.self, for: request)
+        complete(route, completion) { request, options async throws(NetworkError) in
+            let (value, response) = try await value(T.self, for: request, options: options)
             return Response(value: value, httpResponse: response)
         }
     }
@@ -124,11 +124,12 @@ extension Network {
     private func complete<T>(
         _ route: some URLRequestProtocol,
         _ completion: @escaping @Sendable (Result<T, NetworkError>) -> Void,
-        _ operation: @escaping @Sendable (URLRequest) async throws(NetworkError) -> T
+        _ operation: @escaping @Sendable (URLRequest, RequestOptions) async throws(NetworkError) -> T
     ) -> Task<Void, Never> {
         let request = requestResult(for: route)
+        let options = route.options
         return Task {
-            completion(await result { () async throws(NetworkError) in try await operation(request.get()) })
+            completion(await result { () async throws(NetworkError) in try await operation(request.get(), options) })
         }
     }
 

@@ -22,26 +22,40 @@ public struct Network: Sendable {
     public var decoder: JSONDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
     public var acceptableStatusCodes: Set<Int>
-    /// The overall deadline of each request in seconds, covering queueing, redirects and a slow body. Defaults to 60.
+    /// The overall deadline of each send in seconds, covering queueing, redirects, a slow body, and with middleware
+    /// every attempt, backoff and token refresh together. Defaults to 60.
     ///
-    /// A request still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
+    /// A send still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
     /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``.
     public var timeout: TimeInterval
+    /// What every request goes through on its way to the transport, in order: the first sees the request first and
+    /// the response last. See ``Middleware``.
+    public var middleware: [any Middleware]
 
     /// Creates a network over a transport.
     ///
+    /// ```swift
+    /// let network = Network(
+    ///     transport: URLSessionTransport(),
+    ///     middleware: [DefaultHeadersMiddleware(["X-API-Key": "k"]), RetryMiddleware(), LoggingMiddleware()]
+    /// )
+    /// ```
+    ///
     /// - Parameters:
     ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
+    ///   - middleware: What every request goes through, first to last. Defaults to none.
     ///   - decoder: The decoder for JSON bodies.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
-    ///   - timeout: The overall deadline of each request, in seconds. Defaults to 60.
+    ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
     public init(
         transport: any Transport,
+        middleware: [any Middleware] = [],
         decoder: JSONDecoder = JSONDecoder(),
         acceptableStatusCodes: Set<Int> = Set(200..<300),
         timeout: TimeInterval = 60
     ) {
         self.transport = transport
+        self.middleware = middleware
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.timeout = timeout
@@ -65,52 +79,44 @@ public struct Network: Sendable {
 // MARK: - The one implementation every shape wraps
 
 extension Network {
-    /// Sends a built request and checks the status; the single path to the transport.
-    func response(for request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    /// Sends a built request through the middleware and the transport, and checks the status; the single path to
+    /// the transport.
+    func response(
+        for request: URLRequest,
+        options: RequestOptions
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
-        let data: Data
-        let response: HTTPURLResponse
-        do {
-            if transport is any DeadlineEnforcingTransport {
-                (data, response) = try await transport.send(request)
-            } else {
-                (data, response) = try await Self.send(request, through: transport, within: timeout)
-            }
-        } catch {
-            throw NetworkError(transportError: error)
-        }
+        let (data, response) = try await exchange(request, options: options)
         guard acceptableStatusCodes.contains(response.statusCode) else {
             throw .unacceptableStatus(response.statusCode, headers: response.headerFields, body: data)
         }
         return (data, response)
     }
 
-    /// Races a transport that does not enforce deadlines itself against the deadline.
-    private static func send(
+    private func exchange(
         _ request: URLRequest,
-        through transport: any Transport,
-        within seconds: TimeInterval
-    ) async throws -> (Data, HTTPURLResponse) {
-        try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
-            group.addTask { try await transport.send(request) }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let result = first else {
-                throw NetworkError.deadlineExceeded(after: seconds, for: request)
-            }
-            return result
+        options: RequestOptions
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        if !middleware.isEmpty {
+            return try await MiddlewareChain(middleware: middleware, transport: transport)
+                .send(request, options: options, within: timeout)
+        }
+        do {
+            if transport is any DeadlineEnforcingTransport { return try await transport.send(request) }
+            let transport = transport
+            return try await Self.race(request, within: timeout) { try await transport.send(request) }
+        } catch {
+            throw NetworkError(transportError: error)
         }
     }
 
     /// Sends a built request and decodes the body as `T`.
     func value<T: Decodable>(
         _ type: T.Type,
-        for request: URLRequest
+        for request: URLRequest,
+        options: RequestOptions
     ) async throws(NetworkError) -> (T, HTTPURLResponse) {
-        let (data, response) = try await response(for: request)
+        let (data, response) = try await response(for: request, options: options)
         let value = try decode(type, from: data, response: response, method: request.httpMethod)
         return (value, response)
     }

@@ -20,6 +20,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             return "Decoding failed: \(Self.describe(error)) (HTTP \(status))" + Self.bodySnippet(body)
         case .cancelled:
             return "Cancelled"
+        case .middleware(let name, let error):
+            return "Middleware failed (\(name)): \(Self.describe(error))"
         }
     }
 

@@ -39,12 +39,16 @@ public enum NetworkError: Error, Sendable {
     /// The request was cancelled, by cancelling the Swift task or by `URLError(.cancelled)`.
     case cancelled
 
+    /// A middleware failed with an error of its own: `name` is the middleware's type, for example
+    /// `"AuthenticationMiddleware"`, and `underlyingError` what it threw.
+    case middleware(String, underlyingError: any Error)
+
     /// The HTTP status code of the response, when one arrived.
     public var statusCode: Int? {
         switch self {
         case .unacceptableStatus(let status, _, _): status
         case .decoding(_, let status, _): status
-        case .invalidRequest, .transport, .cancelled: nil
+        case .invalidRequest, .transport, .cancelled, .middleware: nil
         }
     }
 
@@ -53,8 +57,14 @@ public enum NetworkError: Error, Sendable {
         switch self {
         case .unacceptableStatus(_, _, let body): body
         case .decoding(_, _, let body): body
-        case .invalidRequest, .transport, .cancelled: nil
+        case .invalidRequest, .transport, .cancelled, .middleware: nil
         }
+    }
+
+    /// The response's header fields, when a response arrived with an unacceptable status.
+    public var responseHeaders: [String: String]? {
+        if case .unacceptableStatus(_, let headers, _) = self { return headers }
+        return nil
     }
 
     /// The `URLError` behind a transport failure, if that is what the transport threw.

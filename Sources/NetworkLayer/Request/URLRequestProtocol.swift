@@ -50,6 +50,9 @@ public protocol URLRequestProtocol {
 
     /// Extra header fields, or `nil` for none. Defaults to `nil`.
     var headers: [String: String]? { get }
+
+    /// Settings for the network's middleware, such as ``RequestOptions/retry`` or your own keys. Defaults to none.
+    var options: RequestOptions { get }
 }
 
 extension URLRequestProtocol {
@@ -68,6 +71,9 @@ extension URLRequestProtocol {
 
     /// Sends no extra headers.
     public var headers: [String: String]? { nil }
+
+    /// Sets no options.
+    public var options: RequestOptions { RequestOptions() }
 
     /// The `URLRequest` made from ``url``, ``method``, ``requestBody`` and ``headers``.
     ///

@@ -1,0 +1,71 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// Runs a request through a network's middleware, in order, and then its transport.
+struct MiddlewareChain: Sendable {
+    let middleware: [any Middleware]
+    let transport: any Transport
+
+    /// Sends the request through every middleware and the transport, within the overall deadline.
+    func send(
+        _ request: URLRequest,
+        options: RequestOptions,
+        within seconds: TimeInterval
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        let context = RequestContext(options: options, attempt: 1, timeRemaining: seconds)
+        do {
+            return try await Network.race(request, within: seconds) {
+                try await send(request, context: context, from: 0)
+            }
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+
+    /// Hands the request to the middleware at `index`, or to the transport after the last one.
+    ///
+    /// What a middleware throws reaches the caller as a `NetworkError`: its own kind unchanged, cancellation as
+    /// `.cancelled`, and anything else as `.middleware`, naming the middleware that threw it.
+    private func send(
+        _ request: URLRequest,
+        context: RequestContext,
+        from index: Int
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        guard index < middleware.count else { return try await sendThroughTransport(request, context: context) }
+        let current = middleware[index]
+        do {
+            return try await current.intercept(request, context: context) { request, context in
+                try await send(request, context: context, from: index + 1)
+            }
+        } catch let error as NetworkError {
+            throw error
+        } catch is CancellationError {
+            throw .cancelled
+        } catch let error as URLError where error.code == .cancelled {
+            throw .cancelled
+        } catch {
+            throw .middleware(String(describing: type(of: current)), underlyingError: error)
+        }
+    }
+
+    /// The end of the chain: refuses what a middleware made invalid, then sends with the time that is left.
+    private func sendThroughTransport(
+        _ request: URLRequest,
+        context: RequestContext
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        try RequestBuilder.validate(request.allHTTPHeaderFields ?? [:])
+        let remaining = context.timeRemaining
+        guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
+        var request = request
+        request.timeoutInterval = remaining
+        do {
+            return try await transport.send(request)
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+}

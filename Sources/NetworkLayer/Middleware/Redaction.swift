@@ -1,0 +1,40 @@
+import Foundation
+
+/// What logs and rendered commands must not show: credential headers, and values whose names say they are secret.
+enum Redaction {
+    /// Stands for a value that is not shown.
+    static let mask = "***"
+
+    /// Headers whose values are always hidden.
+    static let credentialHeaders: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
+
+    /// Words that make a header or query item secret when its name contains one.
+    static let secretWords = ["token", "key", "secret", "password"]
+
+    /// Whether a header's or query item's value must be hidden.
+    static func isSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return credentialHeaders.contains(lowered) || secretWords.contains { lowered.contains($0) }
+    }
+
+    /// The URL as text with the values of secret query items masked, and without a fragment.
+    static func url(_ url: URL) -> String {
+        let text = url.absoluteString
+        let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let pieces = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard pieces.count == 2 else { return String(withoutFragment) }
+        let items = pieces[1].split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0]).removingPercentEncoding ?? String(pair[0])
+            guard pair.count == 2, isSecret(name) else { return String(item) }
+            return "\(pair[0])=\(mask)"
+        }
+        return "\(pieces[0])?\(items.joined(separator: "&"))"
+    }
+
+    /// Header fields sorted by name, secret values masked.
+    static func headers(_ fields: [String: String]) -> [(name: String, value: String)] {
+        fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { ($0.key, isSecret($0.key) ? mask : $0.value) }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import NetworkLayerTesting
+import Testing
+
+/// A route that carries secrets in every place a log could show them.
+struct SecretRoute: URLRequestProtocol {
+    var url: URL {
+        URL(
+            string:
+                "https://api.example.com/search?q=red+shoes&api_key=k-SECRET1&access_token=t-SECRET2&Password=p-SECRET3&page=2"
+        )!
+    }
+    var method: HTTPMethod { .post }
+    var body: Data? { Data(#"{"password":"p-SECRET4"}"#.utf8) }
+    var headers: [String: String]? {
+        [
+            "Authorization": "Bearer a-SECRET5", "Cookie": "session=c-SECRET6",
+            "Proxy-Authorization": "Basic x-SECRET7",
+            "X-API-Key": "k-SECRET8", "Accept": "application/json",
+        ]
+    }
+}
+
+@Suite("LoggingMiddleware")
+struct LoggingMiddlewareTests {
+    @Test func writesOneLinePerAttemptWithMethodURLStatusAndSize() async throws {
+        let lines = Locked<[String]>([])
+        let mock = MockTransport()
+        mock.respond(to: UserRoute.getUser(id: 1), with: [.status(503), .json(aliceJSON)])
+        let network = Network(
+            transport: mock,
+            middleware: [
+                RetryMiddleware(maxAttempts: 2, baseDelay: 0, maxDelay: 0),
+                LoggingMiddleware(sink: { line in lines.withLock { $0.append(line) } }),
+            ])
+        let _: User = try await network.send(UserRoute.getUser(id: 1))
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 2)
+        #expect(logged[0].hasPrefix("GET https://api.example.com/users/1 → 503 in "))
+        #expect(logged[0].hasSuffix(" ms, 0 bytes"))
+        #expect(logged[1].hasPrefix("GET https://api.example.com/users/1 (attempt 2) → 200 in "))
+        #expect(logged[1].hasSuffix(" ms, \(aliceJSON.utf8.count) bytes"))
+    }
+
+    @Test func noSecretAppearsInAnyLine() async throws {
+        let lines = Locked<[String]>([])
+        let mock = MockTransport(
+            defaultResponse: .status(500, headers: ["Set-Cookie": "session=s-SECRET9"]).delayed(by: .zero))
+        mock.respond(to: .get, path: "/fails", with: .failure(URLError(.timedOut)))
+        let network = Network(
+            transport: mock,
+            middleware: [LoggingMiddleware(logsHeaders: true, sink: { line in lines.withLock { $0.append(line) } })])
+        _ = await network.send(SecretRoute()) as Result<Data, NetworkError>
+        let text = lines.withLock { $0.joined(separator: "\n") }
+        #expect(!text.contains("SECRET"), "\(text)")
+        #expect(text.contains("q=red+shoes"), "other query values stay visible")
+        #expect(text.contains("page=2"))
+        #expect(text.contains("api_key=***") && text.contains("access_token=***") && text.contains("Password=***"))
+        #expect(text.contains("Authorization: ***") && text.contains("X-API-Key: ***"))
+        #expect(text.contains("Accept: application/json"))
+    }
+
+    @Test func aFailureIsLoggedByKindWithoutTheErrorsText() async throws {
+        let lines = Locked<[String]>([])
+        let failing = MockTransport(
+            defaultResponse: .failure(
+                URLError(
+                    .timedOut,
+                    userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://h.example/?token=t-SECRET")!])))
+        let network = Network(
+            transport: failing, middleware: [LoggingMiddleware(sink: { line in lines.withLock { $0.append(line) } })])
+        _ = await network.send(UserRoute.getUser(id: 1)) as Result<Data, NetworkError>
+        let line = try #require(lines.withLock { $0 }.first)
+        #expect(line.contains("→ failed in "))
+        #expect(line.hasSuffix(": transport timedOut"))
+        #expect(!line.contains("SECRET"))
+    }
+
+    @Test func rendersARequestAsACurlCommandRedactedTheSameWay() throws {
+        let request = try SecretRoute().urlRequest
+        let command = LoggingMiddleware.curlCommand(for: request)
+        #expect(!command.contains("SECRET"), "\(command)")
+        #expect(command.hasPrefix("curl -X POST 'https://api.example.com/search?q=red+shoes&api_key=***"))
+        #expect(command.contains("-H 'Authorization: ***'"))
+        #expect(command.contains("-H 'Cookie: ***'"))
+        #expect(command.contains("-H 'Content-Type: application/json'"))
+        #expect(command.hasSuffix("# 24-byte body left out"))
+
+        let quoted = LoggingMiddleware.curlCommand(
+            for: try TestRoute(method: .put, body: RequestBody(data: Data("it's".utf8))).urlRequest,
+            includingBody: true)
+        #expect(quoted.hasSuffix(#"--data-binary 'it'\''s'"#))
+    }
+}
+
+@Suite("StatusHookMiddleware")
+struct StatusHookMiddlewareTests {
+    @Test func runsTheActionForTheChosenStatusesAndChangesNothing() async throws {
+        let seen = Locked<[Int]>([])
+        let mock = MockTransport()
+        mock.respond(to: UserRoute.getUser(id: 1), with: .status(401, body: Data("expired".utf8)))
+        mock.respond(to: UserRoute.getUser(id: 2), with: .json(aliceJSON))
+        mock.respond(to: UserRoute.getUser(id: 3), with: .status(500))
+        let network = Network(
+            transport: mock,
+            middleware: [
+                StatusHookMiddleware(statuses: [401, 500]) { response in
+                    seen.withLock { $0.append(response.statusCode) }
+                }
+            ])
+        let unauthorized = await #expect(throws: NetworkError.self) {
+            let _: User = try await network.send(UserRoute.getUser(id: 1))
+        }
+        #expect(unauthorized?.statusCode == 401)
+        #expect(unauthorized?.responseBody == Data("expired".utf8))
+        #expect(seen.withLock { $0 } == [401], "the action ran before the caller got the error")
+        let user: User = try await network.send(UserRoute.getUser(id: 2))
+        #expect(user == alice)
+        _ = await network.send(UserRoute.getUser(id: 3)) as Result<Data, NetworkError>
+        #expect(seen.withLock { $0 } == [401, 500])
+    }
+}
+
+@Suite("DefaultHeadersMiddleware")
+struct DefaultHeadersMiddlewareTests {
+    @Test func addsItsHeadersAndTheRoutesOwnWinInAnyCase() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(
+            transport: mock,
+            middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-1", "content-type": "text/plain", "Accept": "*/*"])])
+        try await network.send(UserRoute.createUser(name: "Ann", email: "ann@example.com"))
+        let request = try #require(mock.requests.first)
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "k-1")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "*/*")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json", "the route's own wins")
+    }
+
+    @Test func aBadDefaultHeaderFailsTheSendBeforeAnythingIsSent() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(transport: mock, middleware: [DefaultHeadersMiddleware(["Bad Name": "x"])])
+        let error = await #expect(throws: NetworkError.self) { try await network.send(UserRoute.getUser(id: 1)) }
+        guard case .invalidRequest(.headers, _, _) = error else {
+            Issue.record("expected invalidRequest(.headers), got \(String(describing: error))")
+            return
+        }
+        #expect(mock.requests.isEmpty)
+    }
+}

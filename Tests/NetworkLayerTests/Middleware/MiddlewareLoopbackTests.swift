@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTestServer
+import NetworkLayer
+import Testing
+
+extension LoopbackIntegration {
+    @Suite("Middleware over real TCP", .timeLimit(.minutes(1)))
+    struct MiddlewareLoopbackTests {
+        @Test func aRetryAfter503GetsThe200() async throws {
+            let count = Locked(0)
+            let server = try TestHTTPServer { _ in
+                count.withLock { count in
+                    count += 1
+                    return count
+                } < 3
+                    ? .response(status: 503, headers: ["Retry-After": "0"]) : .json(aliceJSON)
+            }
+            defer { server.stop() }
+            let network = Network(transport: URLSessionTransport(), middleware: [RetryMiddleware()])
+            let user: User = try await network.send(
+                TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString))
+            #expect(user == alice)
+            #expect(server.requests.count == 3)
+        }
+
+        @Test func a401RefreshesTheTokenAndTheRequestIsSentAgain() async throws {
+            let server = try TestHTTPServer { request in
+                request.header("Authorization") == "Bearer new-1"
+                    ? .json(aliceJSON) : .response(status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#])
+            }
+            defer { server.stop() }
+            let tokens = TokenStore(refreshDelay: .milliseconds(10))
+            let network = Network(
+                transport: URLSessionTransport(),
+                middleware: [
+                    AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() })
+                ])
+            let user: User = try await network.send(
+                TestRoute(server.baseURL.appendingPathComponent("me").absoluteString))
+            #expect(user == alice)
+            #expect(server.requests.map { $0.header("Authorization") } == ["Bearer old", "Bearer new-1"])
+            #expect(await tokens.refreshCount == 1)
+        }
+    }
+}
