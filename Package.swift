@@ -16,7 +16,9 @@ let package = Package(
         .executable(name: "networklayer-demo", targets: ["networklayer-demo"]),
     ],
     targets: [
-        .target(name: "NetworkLayer", swiftSettings: swiftSettings),
+        // libcurl's entry points, loaded at run time (Linux only; empty elsewhere): no headers, no link flag.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "NetworkLayer", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "NetworkLayerTesting", dependencies: ["NetworkLayer"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "networklayer-demo",

@@ -30,7 +30,7 @@ struct RedirectChain {
     }
 
     /// Decides about a finished response: deliver it, follow its `Location`, or fail.
-    mutating func decide(response: HTTPURLResponse, policy: URLSessionTransport.RedirectPolicy) -> RedirectDecision {
+    mutating func decide(response: HTTPURLResponse, policy: RedirectPolicy) -> RedirectDecision {
         let status = response.statusCode
         guard Self.redirectStatuses.contains(status), policy.maximumHops > 0,
             let location = response.value(forHTTPHeaderField: "Location")

@@ -157,6 +157,11 @@ enum Toolchain {
         let file = folder.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
         var arguments = ["-typecheck", "-swift-version", "6", "-module-name", name, "-I", modules.path, file.path]
+        // NetworkLayer imports a C module of its own; a package that depends on it gets its module map from SwiftPM.
+        let cModuleMap = modules.deletingLastPathComponent().appendingPathComponent("CCurl.build/module.modulemap")
+        if FileManager.default.fileExists(atPath: cModuleMap.path) {
+            arguments += ["-Xcc", "-fmodule-map-file=\(cModuleMap.path)"]
+        }
         #if os(macOS)
             arguments = ["swiftc", "-sdk", try await sdkPath()] + arguments
             return try await run(URL(fileURLWithPath: "/usr/bin/xcrun"), arguments)

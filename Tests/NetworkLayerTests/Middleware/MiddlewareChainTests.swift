@@ -129,7 +129,9 @@ struct MiddlewareChainTests {
         let _: User = try await Network(transport: plain).send(route)
         let _: User = try await Network(transport: chained, middleware: []).send(route)
         #expect(plain.requests.first?.allHTTPHeaderFields == chained.requests.first?.allHTTPHeaderFields)
-        #expect(plain.requests.first?.httpBody == chained.requests.first?.httpBody)
+        #expect(
+            try plain.requests.first?.decodedBody(as: NewUser.self)
+                == chained.requests.first?.decodedBody(as: NewUser.self))
         #expect(plain.requests.first?.timeoutInterval == chained.requests.first?.timeoutInterval)
     }
 

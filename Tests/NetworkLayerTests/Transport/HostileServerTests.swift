@@ -21,7 +21,7 @@ func timedFailure(
 extension LoopbackIntegration {
     @Suite("Authentication challenges come back as responses", .timeLimit(.minutes(1)))
     struct ChallengeTests {
-        @Test(arguments: [
+        static let challenges: [(Int, String, String, String)] = [
             (401, "WWW-Authenticate", #"Basic realm="api""#, #"{"error":"wrong password"}"#),
             (401, "WWW-Authenticate", #"Basic realm="api""#, ""),
             (401, "WWW-Authenticate", #"Digest realm="api", qop="auth", nonce="abc123", opaque="xyz""#, "denied"),
@@ -30,18 +30,19 @@ extension LoopbackIntegration {
             (401, "WWW-Authenticate", #"Bearer realm="api", error="invalid_token""#, ""),
             (407, "Proxy-Authenticate", #"Basic realm="proxy""#, "proxy says no"),
             (407, "Proxy-Authenticate", "Negotiate", ""),
-        ])
+        ]
+
+        @Test(arguments: TransportKind.all, challenges)
         func aChallengeEndsAtOnceWithTheStatusHeadersAndBody(
-            status: Int,
-            header: String,
-            challenge: String,
-            body: String
+            _ kind: TransportKind,
+            reply: (status: Int, header: String, challenge: String, body: String)
         ) async throws {
+            let (status, header, challenge, body) = reply
             let server = try TestHTTPServer { _ in
                 .response(status: status, headers: [header: challenge], body: Data(body.utf8))
             }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(), timeout: 10)
+            let network = try kind.network(timeout: 10)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("private"))
             guard case .unacceptableStatus(let received, let headers, let receivedBody) = error else {
                 Issue.record("expected HTTP \(status), got \(String(describing: error))")
@@ -55,14 +56,15 @@ extension LoopbackIntegration {
             #expect(server.requests.first?.header("Authorization") == nil)
         }
 
-        @Test func theNextRequestOnTheTransportStillWorks() async throws {
+        @Test(arguments: TransportKind.all)
+        func theNextRequestOnTheTransportStillWorks(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { request in
                 request.path == "/private"
                     ? .response(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#])
                     : .json(aliceJSON)
             }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(), timeout: 10)
+            let network = try kind.network(timeout: 10)
             for _ in 0..<3 {
                 let error = await sendExpectingFailure(
                     network, TestRoute(server.baseURL.appendingPathComponent("private").absoluteString))
@@ -110,48 +112,61 @@ extension LoopbackIntegration {
                 ("endless trailers", .endlessTrailers),
             ]
 
-        @Test(arguments: growingBodies)
-        func theSizeCapEndsTheSend(name: String, reply: ServerReply) async throws {
-            let server = try TestHTTPServer { _ in reply }
+        @Test(arguments: TransportKind.all, growingBodies)
+        func theSizeCapEndsTheSend(_ kind: TransportKind, stream: (name: String, reply: ServerReply)) async throws {
+            let server = try TestHTTPServer { _ in stream.reply }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(maximumResponseSize: Self.cap), timeout: 30)
+            let network = try kind.network(maximumResponseSize: Self.cap, timeout: 30)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("stream"))
-            #expect(transportFailure(error) == .responseTooLarge, "\(name): \(String(describing: error))")
-            #expect(elapsed < .seconds(5), "\(name) ended after \(elapsed)")
+            #expect(transportFailure(error) == .responseTooLarge, "\(stream.name): \(String(describing: error))")
+            #expect(elapsed < .seconds(5), "\(stream.name) ended after \(elapsed)")
             try await stopAndWaitForFoundationNetworking(server)
         }
 
-        @Test func aRedirectWhoseBodyNeverEndsEndsAtTheDeadline() async throws {
-            // FoundationNetworking never hands a redirect's body to the delegate, so no cap can count it: the
-            // deadline ends the send.
+        @Test(arguments: TransportKind.all)
+        func aRedirectWhoseBodyNeverEndsIsStopped(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { _ in .redirectWithEndlessBody(to: "/next") }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(maximumResponseSize: Self.cap), timeout: 1)
+            let network = try kind.network(maximumResponseSize: Self.cap, timeout: 2)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("start"))
-            #expect(transportFailure(error) == .timedOut, "\(String(describing: error))")
-            #expect(elapsed < .milliseconds(1600), "ended after \(elapsed)")
+            switch kind {
+            case .curl:
+                #expect(transportFailure(error) == .responseTooLarge, "\(String(describing: error))")
+                #expect(elapsed < .seconds(1), "ended after \(elapsed)")
+            case .urlSession:
+                // FoundationNetworking never hands a redirect's body to the delegate, so no cap can count it: the
+                // deadline ends the send.
+                #expect(transportFailure(error) == .timedOut, "\(String(describing: error))")
+                #expect(elapsed < .milliseconds(2600), "ended after \(elapsed)")
+            }
             #expect(server.requests.count == 1, "the redirect is not followed")
             try await stopAndWaitForFoundationNetworking(server)
         }
 
-        @Test(arguments: allEndless)
-        func theDeadlineEndsTheSendOnTime(name: String, reply: ServerReply) async throws {
-            let server = try TestHTTPServer { _ in reply }
+        @Test(arguments: TransportKind.all, allEndless)
+        func theDeadlineEndsTheSendOnTime(_ kind: TransportKind, stream: (name: String, reply: ServerReply))
+            async throws
+        {
+            let server = try TestHTTPServer { _ in stream.reply }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(), timeout: 1)
+            let network = try kind.network(timeout: 1)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("stream"))
-            // The default 100 MiB cap may come first; either way the send ends by the deadline.
+            // The default 100 MiB cap (or, for trailers, the header cap) may come first; either way the send ends by
+            // the deadline.
             let failure = transportFailure(error)
-            #expect(failure == .timedOut || failure == .responseTooLarge, "\(name): \(String(describing: error))")
-            #expect(elapsed < .milliseconds(1600), "\(name) ended after \(elapsed)")
+            #expect(
+                failure == .timedOut || failure == .responseTooLarge || failure == .badResponse,
+                "\(stream.name): \(String(describing: error))")
+            #expect(elapsed < .milliseconds(1600), "\(stream.name) ended after \(elapsed)")
             try await stopAndWaitForFoundationNetworking(server)
         }
 
-        @Test(arguments: allEndless)
-        func cancellingEndsTheSendAtOnce(name: String, reply: ServerReply) async throws {
-            let server = try TestHTTPServer { _ in reply }
+        @Test(arguments: TransportKind.all, allEndless)
+        func cancellingEndsTheSendAtOnce(_ kind: TransportKind, stream: (name: String, reply: ServerReply)) async throws
+        {
+            let server = try TestHTTPServer { _ in stream.reply }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(), timeout: 30)
+            let network = try kind.network(timeout: 30)
             let url = server.baseURL.appendingPathComponent("stream")
             let task = Task { try await network.send(TestRoute(url.absoluteString)) }
             try await waitUntil { !server.requests.isEmpty }
@@ -161,21 +176,27 @@ extension LoopbackIntegration {
             let result = await task.result
             let elapsed = ContinuousClock.now - start
             if case .failure(let error as NetworkError) = result {
-                #expect(error.isCancelled || transportFailure(error) == .responseTooLarge, "\(name): \(error)")
+                let failure = transportFailure(error)
+                #expect(
+                    error.isCancelled || failure == .responseTooLarge || failure == .badResponse,
+                    "\(stream.name): \(error)")
             } else {
-                Issue.record("\(name): expected the send to fail")
+                Issue.record("\(stream.name): expected the send to fail")
             }
-            #expect(elapsed < .milliseconds(500), "\(name) ended \(elapsed) after the cancel")
+            #expect(elapsed < .milliseconds(500), "\(stream.name) ended \(elapsed) after the cancel")
             try await stopAndWaitForFoundationNetworking(server)
         }
 
-        @Test(arguments: allEndless)
-        func anotherSendsDeadlineStillFiresOnTime(name: String, reply: ServerReply) async throws {
-            let endless = try TestHTTPServer { _ in reply }
+        @Test(arguments: TransportKind.all, allEndless)
+        func anotherSendsDeadlineStillFiresOnTime(
+            _ kind: TransportKind,
+            stream: (name: String, reply: ServerReply)
+        ) async throws {
+            let endless = try TestHTTPServer { _ in stream.reply }
             defer { endless.stop() }
             let silent = try TestHTTPServer { _ in .hang }
             defer { silent.stop() }
-            let transport = URLSessionTransport()
+            let transport = try kind.make()
             let stuck = Network(transport: transport, timeout: 4)
             let endlessURL = endless.baseURL.appendingPathComponent("stream")
             let flood = Task { try await stuck.send(TestRoute(endlessURL.absoluteString)) }
@@ -185,9 +206,101 @@ extension LoopbackIntegration {
                 Network(transport: transport, timeout: 1), silent.baseURL.appendingPathComponent("silent"))
             flood.cancel()
             _ = await flood.result
-            #expect(transportFailure(error) == .timedOut, "\(name): \(String(describing: error))")
-            #expect(elapsed < .milliseconds(1600), "during the \(name), a 1 s deadline fired after \(elapsed)")
+            #expect(transportFailure(error) == .timedOut, "\(stream.name): \(String(describing: error))")
+            #expect(elapsed < .milliseconds(1600), "during the \(stream.name), a 1 s deadline fired after \(elapsed)")
             try await stopAndWaitForFoundationNetworking(endless, silent)
         }
+    }
+}
+
+extension LoopbackIntegration {
+    /// Replies that break HTTP's rules in their head: too much of it, too slow, cut off, or framed two ways at once.
+    @Suite("A server that breaks the framing rules", .timeLimit(.minutes(2)))
+    struct MalformedHeadTests {
+        @Test(arguments: TransportKind.all)
+        func endlessHeadersAreABadResponse(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in .endlessHeaders }
+            defer { server.stop() }
+            let (error, elapsed) = await timedFailure(
+                try kind.network(timeout: 10), server.baseURL.appendingPathComponent("headers"))
+            #expect(transportFailure(error) == .badResponse, "\(String(describing: error))")
+            #expect(elapsed < .seconds(2), "ended after \(elapsed)")
+            try await stopAndWaitForFoundationNetworking(server)
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aHeadThatDripsEndsAtTheDeadline(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in
+                .drip(head: Data("HTTP/1.1 200 OK\r\nX-Slow: ".utf8), intervalMilliseconds: 50)
+            }
+            defer { server.stop() }
+            let (error, elapsed) = await timedFailure(
+                try kind.network(timeout: 1), server.baseURL.appendingPathComponent("slow"))
+            #expect(transportFailure(error) == .timedOut, "\(String(describing: error))")
+            #expect(elapsed < .milliseconds(1600), "ended after \(elapsed)")
+        }
+
+        // FoundationNetworking kills the process when a connection closes inside the header block
+        // ("Transfer completed, but there's no response"), and takes `Content-Length: 12abc` as 12, the last of two
+        // different lengths, and a length next to chunking: these run against CurlTransport only.
+        #if os(Linux)
+            @Test(arguments: [
+                "Content-Type: application/json\r\n", "Content-Length: 20\r\nX-Cut", "",
+            ])
+            func aConnectionClosedInsideTheHeadIsLost(fields: String) async throws {
+                let server = try TestHTTPServer { _ in .closeInsideHeaders(after: fields) }
+                defer { server.stop() }
+                let error = await sendExpectingFailure(
+                    try TransportKind.curl.network(), TestRoute(server.baseURL.absoluteString))
+                #expect(transportFailure(error) == .connectionLost, "\(String(describing: error))")
+            }
+
+            @Test(arguments: [
+                ("a length with letters", "Content-Length: 12abc\r\n", "malformed Content-Length"),
+                ("an empty length", "Content-Length: \r\n", "Invalid Content-Length"),  // libcurl's own check
+                ("a negative length", "Content-Length: -5\r\n", "Invalid Content-Length"),
+                ("two lengths", "Content-Length: 2\r\nContent-Length: 7\r\n", "two different Content-Length"),
+                (
+                    "chunked with a length", "Transfer-Encoding: chunked\r\nContent-Length: 2\r\n",
+                    "both Transfer-Encoding"
+                ),
+            ])
+            func framingThatCouldBeReadTwoWaysIsABadResponse(name: String, fields: String, reason: String) async throws
+            {
+                let server = try TestHTTPServer { _ in
+                    .raw(Data("HTTP/1.1 200 OK\r\n\(fields)\r\n2\r\n{}\r\n0\r\n\r\n".utf8))
+                }
+                defer { server.stop() }
+                let error = await sendExpectingFailure(
+                    try TransportKind.curl.network(), TestRoute(server.baseURL.absoluteString))
+                #expect(transportFailure(error) == .badResponse, "\(name): \(String(describing: error))")
+                #expect(String(describing: error).contains(reason), "\(name): \(String(describing: error))")
+            }
+
+            @Test func theSameLengthTwiceIsAccepted() async throws {
+                let server = try TestHTTPServer { _ in
+                    .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}".utf8))
+                }
+                defer { server.stop() }
+                let body: Data = try await TransportKind.curl.network().send(TestRoute(server.baseURL.absoluteString))
+                #expect(body == Data("{}".utf8))
+            }
+
+            @Test func interimResponsesAndTrailersAreNotTheResponse() async throws {
+                let server = try TestHTTPServer { _ in
+                    .raw(
+                        Data(
+                            ("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n"
+                                + "2\r\n{}\r\n0\r\nX-Trailer: t\r\n\r\n").utf8))
+                }
+                defer { server.stop() }
+                let response: Response<Data> = try await TransportKind.curl.network().send(
+                    TestRoute(server.baseURL.absoluteString))
+                #expect(response.statusCode == 200)
+                #expect(response.value == Data("{}".utf8))
+                #expect(response.value(forHeaderField: "X-A") == "1")
+                #expect(response.value(forHeaderField: "X-Trailer") == nil)
+            }
+        #endif
     }
 }

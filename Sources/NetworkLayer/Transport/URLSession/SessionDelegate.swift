@@ -11,21 +11,21 @@ import Foundation
 /// to URLSession: FoundationNetworking drops the body of a 307, does not follow a 308 and forwards credentials to
 /// other hosts, so every 3xx is delivered here and followed, or not, with a new data task.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    let redirectPolicy: URLSessionTransport.RedirectPolicy
+    let redirectPolicy: RedirectPolicy
     let maximumResponseSize: Int
     private let canceller: TaskCanceller
     private let tasks = Locked([Int: TaskContext]())
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
 
-    init(redirectPolicy: URLSessionTransport.RedirectPolicy, maximumResponseSize: Int, canceller: TaskCanceller) {
+    init(redirectPolicy: RedirectPolicy, maximumResponseSize: Int, canceller: TaskCanceller) {
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
         self.canceller = canceller
     }
 
     /// Starts tracking a task that has not been resumed yet.
-    func register(_ task: URLSessionTask, request: URLRequest, state: Locked<SendState>) {
+    func register(_ task: URLSessionTask, request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
         let context = TaskContext(chain: RedirectChain(original: request), state: state)
         tasks.withLock { $0[task.taskIdentifier] = context }
     }
@@ -44,7 +44,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // Linux ignores `.cancel` here, so an oversized response is stopped by ending the send.
         completionHandler(.allow)
         let limit = maximumResponseSize
-        let oversized = tasks.withLock { tasks -> Locked<SendState>? in
+        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask>>? in
             let id = dataTask.taskIdentifier
             guard response.expectedContentLength > Int64(limit) else {
                 tasks[id]?.response = response
@@ -53,7 +53,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return tasks.removeValue(forKey: id)?.state
         }
         oversized?.end(
-            throwing: Self.tooLarge(limit, announced: response.expectedContentLength), canceller: canceller)
+            throwing: ResponseSizeLimit.exceeded(limit, announced: response.expectedContentLength), canceller: canceller
+        )
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -61,7 +62,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let state = tasks.withLock({ $0[dataTask.taskIdentifier]?.state }) else { return }
         if state.withLock({ $0.hasEnded }) { return unregister(dataTask) }
         let limit = maximumResponseSize
-        let oversized = tasks.withLock { tasks -> Locked<SendState>? in
+        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask>>? in
             let id = dataTask.taskIdentifier
             guard let received = tasks[id]?.body.count else { return nil }
             guard received + data.count <= limit else { return tasks.removeValue(forKey: id)?.state }
@@ -72,7 +73,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             return nil
         }
-        oversized?.end(throwing: Self.tooLarge(limit, announced: nil), canceller: canceller)
+        oversized?.end(throwing: ResponseSizeLimit.exceeded(limit), canceller: canceller)
     }
 
     func urlSession(
@@ -144,13 +145,5 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         } else {
             unregister(task)
         }
-    }
-
-    private static func tooLarge(_ limit: Int, announced: Int64?) -> NetworkError {
-        let size = announced.map { " (\($0) bytes announced)" } ?? ""
-        return .transport(
-            .responseTooLarge,
-            underlyingError: URLError(
-                .dataLengthExceedsMaximum, description: "the response body exceeds the \(limit)-byte limit\(size)"))
     }
 }

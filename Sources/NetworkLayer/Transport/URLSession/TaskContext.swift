@@ -8,7 +8,7 @@ import Foundation
 /// What the session delegate knows about one send: its redirect chain and the data task now running for it.
 struct TaskContext {
     var chain: RedirectChain
-    let state: Locked<SendState>
+    let state: Locked<SendState<URLSessionTask>>
     var response: URLResponse?
     var body = Data()
 

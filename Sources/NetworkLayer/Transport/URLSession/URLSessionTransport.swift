@@ -42,7 +42,7 @@ public final class URLSessionTransport: Transport {
     private let starter = DispatchQueue(label: "NetworkLayer.URLSessionTransport.start")
 
     /// The default cap on a response body: 100 MiB.
-    public static let defaultMaximumResponseSize = 100 * 1024 * 1024
+    public static let defaultMaximumResponseSize = ResponseSizeLimit.defaultMaximum
 
     /// Creates a transport with its own session and delegate.
     ///
@@ -128,7 +128,7 @@ public final class URLSessionTransport: Transport {
     ///   redirect, too many redirects, an oversized or malformed response, or a connection lost mid-body; `URLError`
     ///   for other network failures; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let state = Locked(SendState())
+        let state = Locked(SendState<URLSessionTask>())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if let outcome = state.withLock({ $0.attach(continuation) }) {
@@ -145,7 +145,7 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Ends the send once its overall deadline passes, counting from now.
-    private func watchDeadline(of request: URLRequest, state: Locked<SendState>) {
+    private func watchDeadline(of request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
         let seconds = request.timeoutInterval
         let canceller = canceller
         let watch = deadlines.watch(seconds: seconds) {
@@ -154,7 +154,7 @@ public final class URLSessionTransport: Transport {
         if !state.withLock({ $0.watch(watch, in: deadlines) }) { deadlines.cancel(watch) }
     }
 
-    private func start(_ request: URLRequest, state: Locked<SendState>) {
+    private func start(_ request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
         // FoundationNetworking truncates its own timeout to whole seconds (and restarts it on every byte): for a
         // fractional deadline it would fire early, so it gets the next whole second and the monitor ends the send.
         // A whole-second deadline is left alone, as changing a URLRequest copies it.
@@ -165,9 +165,8 @@ public final class URLSessionTransport: Transport {
         for (name, value) in configuredCredentials where sent.value(forHTTPHeaderField: name) == nil {
             sent.setValue(value, forHTTPHeaderField: name)
         }
-        if let body = sent.httpBody, !body.isEmpty, sent.value(forHTTPHeaderField: "Content-Type") == nil {
-            // URLSession would label it a form.
-            sent.setValue(RequestBody.inferredContentType(of: body), forHTTPHeaderField: "Content-Type")
+        if let contentType = sent.contentTypeForUnlabeledBody {
+            sent.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         let task: URLSessionDataTask
         if let delegate {

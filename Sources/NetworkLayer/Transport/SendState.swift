@@ -1,17 +1,17 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    // URLSessionTask lives in FoundationNetworking on Linux.
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
     import FoundationNetworking
 #endif
 
-/// Where one send of ``URLSessionTransport`` is in its life: the caller waiting for it, the data task running for
-/// it, its deadline watch.
+/// Where one send of a transport is in its life: the caller waiting for it, the work running for it (a data task, a
+/// libcurl transfer), its deadline watch.
 ///
-/// Whoever learns the outcome first ends the send: the task's completion, the caller's cancellation, the deadline,
-/// the size cap or an authentication challenge. Ending resumes the caller at once; the data task, if it must stop,
-/// is cancelled afterwards on a queue nothing waits on (see ``TaskCanceller``).
-struct SendState {
+/// Whoever learns the outcome first ends the send: the work's completion, the caller's cancellation, the deadline,
+/// the size cap or an authentication challenge. Ending resumes the caller at once; the work, if it must stop, is
+/// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
+struct SendState<Work: Sendable>: Sendable {
     typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
     typealias Outcome = Result<(Data, HTTPURLResponse), any Error>
 
@@ -19,15 +19,15 @@ struct SendState {
     struct Ending {
         let continuation: Continuation?
         let outcome: Outcome
-        /// The data task to cancel, if the send ended before its task did.
-        let task: URLSessionTask?
+        /// The work to cancel, if the send ended before its work did.
+        let work: Work?
         let deadline: (id: Int, monitor: DeadlineMonitor)?
     }
 
     private var continuation: Continuation?
     /// An outcome decided before the caller's continuation was attached (a cancellation that came first).
     private var earlyOutcome: Outcome?
-    private var task: URLSessionTask?
+    private var work: Work?
     private var deadline: (id: Int, monitor: DeadlineMonitor)?
     /// Whether the send has ended; nothing about it changes afterwards.
     private(set) var hasEnded = false
@@ -39,11 +39,11 @@ struct SendState {
         return nil
     }
 
-    /// Records the data task now running for the send (the first one, or the next of a redirect chain); returns
-    /// false if the send already ended, in which case the task must not be resumed.
-    mutating func run(_ task: URLSessionTask) -> Bool {
+    /// Records the work now running for the send (the first, or the next hop of a redirect chain); returns false
+    /// if the send already ended, in which case the work must not start.
+    mutating func run(_ work: Work) -> Bool {
         guard !hasEnded else { return false }
-        self.task = task
+        self.work = work
         return true
     }
 
@@ -57,34 +57,33 @@ struct SendState {
 
     /// Ends the send with `outcome`, unless it already ended.
     ///
-    /// - Parameter taskFinished: Whether the data task has completed by itself; otherwise it is handed back for
+    /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
     ///   cancelling.
-    mutating func end(with outcome: Outcome, taskFinished: Bool) -> Ending? {
+    mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
         guard !hasEnded else { return nil }
         hasEnded = true
         defer {
             continuation = nil
-            task = nil
+            work = nil
             deadline = nil
         }
         if continuation == nil { earlyOutcome = outcome }
         return Ending(
-            continuation: continuation, outcome: outcome, task: taskFinished ? nil : task, deadline: deadline)
+            continuation: continuation, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
     }
 }
 
-extension Locked<SendState> {
+extension Locked {
     /// Ends the send with `outcome` unless it already ended: stops its deadline watch, resumes the caller now, and
-    /// leaves the data task, unless it finished by itself, to `canceller`.
-    func end(with outcome: SendState.Outcome, taskFinished: Bool = false, canceller: TaskCanceller) {
-        guard let ending = withLock({ $0.end(with: outcome, taskFinished: taskFinished) }) else { return }
+    /// hands the work, unless it finished by itself, to `cancel`.
+    func end<Work>(
+        with outcome: SendState<Work>.Outcome,
+        workFinished: Bool = false,
+        cancel: (Work) -> Void
+    ) where Value == SendState<Work> {
+        guard let ending = withLock({ $0.end(with: outcome, workFinished: workFinished) }) else { return }
         if let deadline = ending.deadline { deadline.monitor.cancel(deadline.id) }
         ending.continuation?.resume(with: ending.outcome)
-        if let task = ending.task { canceller.cancel(task) }
-    }
-
-    /// Ends the send with an error; see ``end(with:taskFinished:canceller:)``.
-    func end(throwing error: any Error, canceller: TaskCanceller) {
-        end(with: .failure(error), canceller: canceller)
+        if let work = ending.work { cancel(work) }
     }
 }

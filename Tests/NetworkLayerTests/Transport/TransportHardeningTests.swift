@@ -40,9 +40,8 @@ func transportFailure(_ error: NetworkError?) -> NetworkError.TransportFailure? 
 }
 
 extension LoopbackIntegration {
-    @Suite("URLSessionTransport: redirects", .timeLimit(.minutes(2)))
+    @Suite("Transports: redirects", .timeLimit(.minutes(2)))
     struct RedirectTests {
-        let network = Network(transport: URLSessionTransport())
         static let credentials = [
             "Authorization": "Bearer secret", "Cookie": "session=abc", "Proxy-Authorization": "Basic x",
         ]
@@ -53,7 +52,9 @@ extension LoopbackIntegration {
                 headers: Self.credentials)
         }
 
-        @Test func credentialsAreRemovedOnAnotherHostAndStayRemovedForTheRestOfTheChain() async throws {
+        @Test(arguments: TransportKind.all)
+        func credentialsAreRemovedOnAnotherHostAndStayRemovedForTheRestOfTheChain(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let origin = Locked<URL?>(nil)
             let (other, otherURL) = try otherHostServer { _ in
                 .redirect(302, to: (origin.withLock { $0 }?.absoluteString ?? "") + "/final")
@@ -79,6 +80,7 @@ extension LoopbackIntegration {
             }
         }
 
+        /// URLSession adds the configuration's headers to every request of a chain; only it has a configuration.
         @Test func credentialsFromTheConfigurationFollowTheSameRules() async throws {
             let (other, otherURL) = try otherHostServer { _ in .json("{}") }
             defer { other.stop() }
@@ -94,7 +96,9 @@ extension LoopbackIntegration {
             #expect(hop.header("X-Client") == "tests", "other configured headers still go everywhere")
         }
 
-        @Test func credentialsAreRemovedWhenOnlyThePortChanges() async throws {
+        @Test(arguments: TransportKind.all)
+        func credentialsAreRemovedWhenOnlyThePortChanges(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let other = try TestHTTPServer { _ in .json("{}") }
             defer { other.stop() }
             let server = try TestHTTPServer { _ in .redirect(307, to: other.baseURL.absoluteString + "/elsewhere") }
@@ -105,7 +109,9 @@ extension LoopbackIntegration {
             #expect(hop.header("Cookie") == nil)
         }
 
-        @Test func credentialsStayOnTheSameOrigin() async throws {
+        @Test(arguments: TransportKind.all)
+        func credentialsStayOnTheSameOrigin(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { request in
                 request.path == "/start" ? .redirect(302, to: "/next") : .json("{}")
             }
@@ -115,8 +121,9 @@ extension LoopbackIntegration {
             #expect(server.requests.last?.header("Authorization") == "Bearer secret")
         }
 
-        @Test(arguments: [307, 308])
-        func temporaryAndPermanentRedirectsResendMethodAndBody(status: Int) async throws {
+        @Test(arguments: TransportKind.all, [307, 308])
+        func temporaryAndPermanentRedirectsResendMethodAndBody(_ kind: TransportKind, status: Int) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { request in
                 request.path == "/start" ? .redirect(status, to: "/target") : .response(status: 201, body: request.body)
             }
@@ -130,7 +137,9 @@ extension LoopbackIntegration {
             #expect(target.header("Content-Length") == "7")
         }
 
-        @Test func seeOtherAfterPostBecomesAGetWithoutBody() async throws {
+        @Test(arguments: TransportKind.all)
+        func seeOtherAfterPostBecomesAGetWithoutBody(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { request in
                 request.path == "/start" ? .redirect(303, to: "/result") : .json("{}")
             }
@@ -141,8 +150,9 @@ extension LoopbackIntegration {
             #expect(result.body.isEmpty)
         }
 
-        @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/file", "gopher://127.0.0.1/"])
-        func redirectsThatLeaveHTTPAreRefused(location: String) async throws {
+        @Test(arguments: TransportKind.all, ["file:///etc/passwd", "ftp://127.0.0.1/file", "gopher://127.0.0.1/"])
+        func redirectsThatLeaveHTTPAreRefused(_ kind: TransportKind, location: String) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { _ in .redirect(302, to: location) }
             defer { server.stop() }
             let error = await sendExpectingFailure(network, route(server.baseURL.appendingPathComponent("start")))
@@ -166,24 +176,27 @@ extension LoopbackIntegration {
             #expect(String(describing: error).contains("https to http"))
         }
 
-        @Test func aRedirectLoopEndsAfterTheHopLimit() async throws {
+        @Test(arguments: TransportKind.all)
+        func aRedirectLoopEndsAfterTheHopLimit(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { _ in .redirect(302, to: "/loop") }
             defer { server.stop() }
             let error = await sendExpectingFailure(network, route(server.baseURL.appendingPathComponent("loop")))
             #expect(transportFailure(error) == .tooManyRedirects)
             #expect(server.requests.count == 11, "the first request and 10 redirects")
 
-            let strict = Network(transport: URLSessionTransport(redirectPolicy: .follow(maximumHops: 2)))
+            let strict = try kind.network(redirectPolicy: .follow(maximumHops: 2))
             let before = server.requests.count
             let strictError = await sendExpectingFailure(strict, route(server.baseURL.appendingPathComponent("loop")))
             #expect(transportFailure(strictError) == .tooManyRedirects)
             #expect(server.requests.count - before == 3)
         }
 
-        @Test func redirectsCanBeTurnedOff() async throws {
+        @Test(arguments: TransportKind.all)
+        func redirectsCanBeTurnedOff(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { _ in .redirect(302, to: "/elsewhere") }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(redirectPolicy: .never))
+            let network = try kind.network(redirectPolicy: .never)
             let error = await sendExpectingFailure(network, route(server.baseURL.appendingPathComponent("start")))
             guard case .unacceptableStatus(302, let headers, _) = error else {
                 Issue.record("expected the 302 itself, got \(String(describing: error))")
@@ -196,11 +209,12 @@ extension LoopbackIntegration {
 }
 
 extension LoopbackIntegration {
-    @Suite("URLSessionTransport: deadlines, size limits and faults", .timeLimit(.minutes(3)))
+    @Suite("Transports: deadlines, size limits and faults", .timeLimit(.minutes(3)))
     struct FaultTests {
-        let network = Network(transport: URLSessionTransport())
 
-        @Test func aSlowDrippingBodyEndsAtTheDeadline() async throws {
+        @Test(arguments: TransportKind.all)
+        func aSlowDrippingBodyEndsAtTheDeadline(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let head = Data("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".utf8)
             let server = try TestHTTPServer { _ in .drip(head: head, intervalMilliseconds: 100) }
             defer { server.stop() }
@@ -212,7 +226,9 @@ extension LoopbackIntegration {
             #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(5), "ended after \(elapsed)")
         }
 
-        @Test func aServerThatNeverAnswersEndsAtTheDeadline() async throws {
+        @Test(arguments: TransportKind.all)
+        func aServerThatNeverAnswersEndsAtTheDeadline(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { _ in .hang }
             defer { server.stop() }
             let error = await sendExpectingFailure(
@@ -220,12 +236,13 @@ extension LoopbackIntegration {
             #expect(transportFailure(error) == .timedOut)
         }
 
-        @Test func theDeadlineCountsTimeSpentQueued() async throws {
+        @Test(arguments: TransportKind.all)
+        func theDeadlineCountsTimeSpentQueued(_ kind: TransportKind) async throws {
+            let network = try kind.network(timeout: 1.8)
             // Six connections per host: 18 requests that each take 1 s run in three waves. With a 1.8 s deadline the
             // first wave finishes and the later ones, which spent their time queued, time out.
             let server = try TestHTTPServer { _ in .delayed(milliseconds: 1000, .json("{}")) }
             defer { server.stop() }
-            let network = network.withTimeout(1.8)
             let route = TestRoute(server.baseURL.appendingPathComponent("slow").absoluteString)
             let outcomes = await withTaskGroup(of: NetworkError.TransportFailure?.self) { group in
                 for _ in 0..<18 {
@@ -246,17 +263,19 @@ extension LoopbackIntegration {
             #expect(outcomes.allSatisfy { $0 == nil || $0 == .timedOut })
         }
 
-        @Test func anAnnouncedBodyOverTheLimitFailsWithoutReadingIt() async throws {
+        @Test(arguments: TransportKind.all)
+        func anAnnouncedBodyOverTheLimitFailsWithoutReadingIt(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { _ in
                 .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n".utf8) + Data(count: 64 * 1024))
             }
             defer { server.stop() }
-            let network = Network(transport: URLSessionTransport(maximumResponseSize: 1_000_000))
+            let network = try kind.network(maximumResponseSize: 1_000_000)
             let error = await sendExpectingFailure(network, TestRoute(server.baseURL.absoluteString))
             #expect(transportFailure(error) == .responseTooLarge)
         }
 
-        @Test func aChunkedBodyOverTheLimitIsStopped() async throws {
+        @Test(arguments: TransportKind.all)
+        func aChunkedBodyOverTheLimitIsStopped(_ kind: TransportKind) async throws {
             var chunked = Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
             let chunk = Data(repeating: UInt8(ascii: "a"), count: 65536)
             for _ in 0..<64 { chunked += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
@@ -264,16 +283,16 @@ extension LoopbackIntegration {
             let body = chunked
             let server = try TestHTTPServer { _ in .raw(body) }
             defer { server.stop() }
-            let limited = Network(transport: URLSessionTransport(maximumResponseSize: 1_000_000))
+            let limited = try kind.network(maximumResponseSize: 1_000_000)
             let error = await sendExpectingFailure(limited, TestRoute(server.baseURL.absoluteString))
             #expect(transportFailure(error) == .responseTooLarge)
 
-            let generous = Network(transport: URLSessionTransport(maximumResponseSize: 8_000_000))
+            let generous = try kind.network(maximumResponseSize: 8_000_000)
             let data: Data = try await generous.send(TestRoute(server.baseURL.absoluteString))
             #expect(data.count == 64 * 65536, "under the limit the whole body arrives")
         }
 
-        @Test(arguments: [
+        static let faults: [(String, ServerReply, NetworkError.TransportFailure)] = [
             ("reset", ServerReply.reset, NetworkError.TransportFailure.connectionLost),
             ("empty reply", .close, .badResponse),
             ("garbage status line", .raw(Data("HELLO WORLD\r\n\r\n".utf8)), .badResponse),
@@ -287,12 +306,15 @@ extension LoopbackIntegration {
                 .raw(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n20\r\n{\"partial\":".utf8)),
                 .connectionLost
             ),
-        ])
+        ]
+
+        @Test(arguments: TransportKind.all, faults)
         func faultsBecomeTypedErrorsNeverPartialData(
-            name: String,
-            reply: ServerReply,
-            expected: NetworkError.TransportFailure
+            _ kind: TransportKind,
+            fault: (name: String, reply: ServerReply, expected: NetworkError.TransportFailure)
         ) async throws {
+            let (name, reply, expected) = fault
+            let network = try kind.network()
             let server = try TestHTTPServer { _ in reply }
             defer { server.stop() }
             let error = await sendExpectingFailure(network, TestRoute(server.baseURL.absoluteString))
@@ -303,18 +325,17 @@ extension LoopbackIntegration {
 }
 
 extension LoopbackIntegration {
-    @Suite("URLSessionTransport: cancelling a thousand requests at once", .timeLimit(.minutes(3)))
+    @Suite("Transports: cancelling a thousand requests at once", .timeLimit(.minutes(3)))
     struct CancellationStormTests {
-        let network = Network(transport: URLSessionTransport())
 
         /// Starts 1,000 sends, waits until the server has seen the first ones, cancels all at once, and expects every
         /// send to end promptly as cancelled.
         func cancelThousand(
             _ route: TestRoute,
+            through network: Network,
             server: TestHTTPServer,
             readyWhen ready: @escaping (ReceivedRequest) -> Bool = { _ in true }
         ) async throws {
-            let network = network
             let tasks = (0..<1000).map { _ in Task { try await network.send(route) } }
             try await waitUntil { server.requests.contains(where: ready) }
             let start = ContinuousClock.now
@@ -326,14 +347,19 @@ extension LoopbackIntegration {
             #expect(ContinuousClock.now - start < .seconds(20))
         }
 
-        @Test func whileTheServerHangs() async throws {
+        @Test(arguments: TransportKind.all)
+        func whileTheServerHangs(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let server = try TestHTTPServer { _ in .hang }
             defer { server.stop() }
             try await cancelThousand(
-                TestRoute(server.baseURL.appendingPathComponent("hang").absoluteString), server: server)
+                TestRoute(server.baseURL.appendingPathComponent("hang").absoluteString), through: network,
+                server: server)
         }
 
-        @Test func duringARedirect() async throws {
+        @Test(arguments: TransportKind.all)
+        func duringARedirect(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             // Redirects pile up: /start answers after 5 ms, /hop answers after 5 ms, /hang never. Cancelling once the
             // chains have reached /hang catches sends in every phase of a redirect.
             let server = try TestHTTPServer { request in
@@ -346,17 +372,21 @@ extension LoopbackIntegration {
             defer { server.stop() }
             for _ in 0..<3 {
                 try await cancelThousand(
-                    TestRoute(server.baseURL.appendingPathComponent("start").absoluteString), server: server,
+                    TestRoute(server.baseURL.appendingPathComponent("start").absoluteString), through: network,
+                    server: server,
                     readyWhen: { $0.path == "/hang" })
             }
         }
 
-        @Test func duringASlowBody() async throws {
+        @Test(arguments: TransportKind.all)
+        func duringASlowBody(_ kind: TransportKind) async throws {
+            let network = try kind.network()
             let head = Data("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n".utf8)
             let server = try TestHTTPServer { _ in .drip(head: head, intervalMilliseconds: 20) }
             defer { server.stop() }
             try await cancelThousand(
-                TestRoute(server.baseURL.appendingPathComponent("drip").absoluteString), server: server)
+                TestRoute(server.baseURL.appendingPathComponent("drip").absoluteString), through: network,
+                server: server)
         }
     }
 }

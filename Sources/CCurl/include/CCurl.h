@@ -1,0 +1,113 @@
+// The part of libcurl's C API that NetworkLayer's CurlTransport uses, loaded at run time with dlopen so that the
+// package needs no libcurl headers and no link flag. Numbers below are libcurl's documented ABI values.
+#ifndef NETWORKLAYER_CCURL_H
+#define NETWORKLAYER_CCURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__linux__)
+
+// Option types are offsets: long 0, object pointer 10000, function pointer 20000, curl_off_t 30000.
+enum {
+    NLCURLOPT_WRITEDATA = 10001,
+    NLCURLOPT_URL = 10002,
+    NLCURLOPT_ERRORBUFFER = 10010,
+    NLCURLOPT_WRITEFUNCTION = 20011,
+    NLCURLOPT_HTTPHEADER = 10023,
+    NLCURLOPT_HEADERDATA = 10029,
+    NLCURLOPT_SSLVERSION = 32,
+    NLCURLOPT_CUSTOMREQUEST = 10036,
+    NLCURLOPT_NOPROGRESS = 43,
+    NLCURLOPT_NOBODY = 44,
+    NLCURLOPT_POST = 47,
+    NLCURLOPT_FOLLOWLOCATION = 52,
+    NLCURLOPT_SSL_VERIFYPEER = 64,
+    NLCURLOPT_CAINFO = 10065,
+    NLCURLOPT_HEADERFUNCTION = 20079,
+    NLCURLOPT_HTTPGET = 80,
+    NLCURLOPT_SSL_VERIFYHOST = 81,
+    NLCURLOPT_HTTP_VERSION = 84,
+    NLCURLOPT_NOSIGNAL = 99,
+    NLCURLOPT_ACCEPT_ENCODING = 10102,
+    NLCURLOPT_PRIVATE = 10103,
+    NLCURLOPT_POSTFIELDSIZE_LARGE = 30120,
+    NLCURLOPT_TCP_NODELAY = 121,
+    NLCURLOPT_COPYPOSTFIELDS = 10165,
+    NLCURLOPT_PROTOCOLS = 181,
+    NLCURLOPT_REDIR_PROTOCOLS = 182,
+    NLCURLOPT_PIPEWAIT = 237,
+};
+
+enum {
+    NLCURLMOPT_PIPELINING = 3,
+    NLCURLMOPT_MAXCONNECTS = 6,
+    NLCURLMOPT_MAX_HOST_CONNECTIONS = 7,
+    NLCURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
+};
+
+// Info types are offsets too: string 0x100000, long 0x200000.
+enum {
+    NLCURLINFO_EFFECTIVE_URL = 0x100001,
+    NLCURLINFO_RESPONSE_CODE = 0x200002,
+    NLCURLINFO_HTTP_VERSION = 0x20002E,
+};
+
+enum {
+    NLCURL_GLOBAL_ALL = 3,
+    NLCURLPROTO_HTTP = 1,
+    NLCURLPROTO_HTTPS = 2,
+    NLCURL_HTTP_VERSION_2TLS = 4,
+    NLCURL_SSLVERSION_TLSv1_2 = 6,
+    NLCURL_SSLVERSION_TLSv1_3 = 7,
+    NLCURLPIPE_MULTIPLEX = 2,
+    NLCURL_ERROR_SIZE = 256,
+    NLCURL_WRITEFUNC_ERROR = 0,
+    NLCURL_VERSION_HTTP2 = 1 << 16,
+    NLCURL_VERSION_LIBZ = 1 << 3,
+    NLCURL_VERSION_BROTLI = 1 << 23,
+    NLCURL_VERSION_ZSTD = 1 << 26,
+};
+
+/// Loads libcurl.so.4 and every function used, once. Returns 0, or -1 with the reason in `error`.
+int nl_curl_load(char *error, size_t capacity);
+
+/// The libcurl version as 0xXXYYZZ, its version text, and its feature bits.
+unsigned int nl_curl_version_number(void);
+const char *nl_curl_version_text(void);
+int nl_curl_features(void);
+const char *nl_curl_ssl_version(void);
+
+void *nl_curl_easy_init(void);
+void nl_curl_easy_cleanup(void *easy);
+void nl_curl_easy_reset(void *easy);
+int nl_curl_easy_setopt_long(void *easy, int option, long value);
+int nl_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+int nl_curl_easy_setopt_offset(void *easy, int option, int64_t value);
+int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char *, size_t, size_t, void *));
+int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
+int nl_curl_easy_getinfo_string(void *easy, int info, const char **value);
+const char *nl_curl_easy_strerror(int code);
+
+void *nl_curl_slist_append(void *list, const char *line);
+void nl_curl_slist_free_all(void *list);
+
+void *nl_curl_multi_init(void);
+int nl_curl_multi_cleanup(void *multi);
+int nl_curl_multi_setopt_long(void *multi, int option, long value);
+int nl_curl_multi_add_handle(void *multi, void *easy);
+int nl_curl_multi_remove_handle(void *multi, void *easy);
+int nl_curl_multi_perform(void *multi, int *running);
+int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready);
+int nl_curl_multi_wakeup(void *multi);
+const char *nl_curl_multi_strerror(int code);
+
+/// The next finished transfer of a multi handle: returns its easy handle and sets `result`, or returns NULL.
+void *nl_curl_multi_next_done(void *multi, int *result);
+
+#endif  // __linux__
+
+/// Whether this platform has the loader at all (Linux only).
+int nl_curl_is_supported(void);
+
+#endif  // NETWORKLAYER_CCURL_H

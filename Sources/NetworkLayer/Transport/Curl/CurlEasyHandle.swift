@@ -1,0 +1,53 @@
+#if os(Linux)
+    import CCurl
+
+    /// A libcurl easy handle with its error buffer, reused from one transfer to the next by the event loop.
+    ///
+    /// Only the loop thread uses it; ``cleanUp()`` frees both, and the loop calls it exactly once per handle.
+    final class CurlEasyHandle {
+        let pointer: UnsafeMutableRawPointer
+        let errorBuffer: UnsafeMutablePointer<CChar>
+
+        init?() {
+            guard let pointer = nl_curl_easy_init() else { return nil }
+            self.pointer = pointer
+            errorBuffer = .allocate(capacity: Int(NLCURL_ERROR_SIZE))
+            errorBuffer.initialize(repeating: 0, count: Int(NLCURL_ERROR_SIZE))
+        }
+
+        /// Forgets every option of the last transfer; connections stay in the multi handle's cache.
+        func reset() {
+            nl_curl_easy_reset(pointer)
+            errorBuffer[0] = 0
+        }
+
+        func cleanUp() {
+            nl_curl_easy_cleanup(pointer)
+            errorBuffer.deallocate()
+        }
+
+        func set(_ option: Int, _ value: Int) {
+            _ = nl_curl_easy_setopt_long(pointer, Int32(option), value)
+        }
+
+        func set(_ option: Int, _ value: Int64) {
+            _ = nl_curl_easy_setopt_offset(pointer, Int32(option), value)
+        }
+
+        /// Sets a text option; libcurl copies the text.
+        func set(_ option: Int, _ value: String) {
+            _ = nl_curl_easy_setopt_pointer(pointer, Int32(option), value)
+        }
+
+        func setPointer(_ option: Int, _ value: UnsafeRawPointer?) {
+            _ = nl_curl_easy_setopt_pointer(pointer, Int32(option), value)
+        }
+
+        func setCallback(
+            _ option: Int,
+            _ callback: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int
+        ) {
+            _ = nl_curl_easy_setopt_callback(pointer, Int32(option), callback)
+        }
+    }
+#endif

@@ -1,0 +1,188 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+
+    /// A libcurl multi handle that other threads may only wake.
+    ///
+    /// Why `@unchecked Sendable` is sound: the pointer is set once in `init`; the event loop's thread is the only one
+    /// that passes it to libcurl, except for `curl_multi_wakeup`, which libcurl documents as callable from any
+    /// thread; and it is freed in the loop's `deinit`, which runs only after the loop's thread has returned (the
+    /// thread holds the loop) and after every closure that could wake it has been released (they hold it too).
+    struct CurlMultiHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    /// One thread that drives every transfer of a ``CurlTransport`` with a libcurl multi handle.
+    ///
+    /// Sends are handed over through an inbox and a wake-up, so a caller never waits for the loop; cancellations
+    /// go the same way and take effect at the loop's next turn, which removes the transfer from libcurl at once.
+    final class CurlEventLoop: Sendable {
+        private struct Inbox {
+            var submissions: [CurlSubmission] = []
+            var cancellations: [Int] = []
+            var isStopping = false
+        }
+
+        private let multi: CurlMultiHandle
+        private let inbox = Locked(Inbox())
+        private let rules: CurlTransferRules
+
+        /// Makes the multi handle and starts the thread.
+        init(rules: CurlTransferRules, maximumConnectionsPerHost: Int) throws(CurlTransport.Unavailable) {
+            guard let pointer = nl_curl_multi_init() else {
+                throw CurlTransport.Unavailable(reason: "curl_multi_init failed")
+            }
+            multi = CurlMultiHandle(pointer: pointer)
+            self.rules = rules
+            _ = nl_curl_multi_setopt_long(pointer, Int32(NLCURLMOPT_PIPELINING), NLCURLPIPE_MULTIPLEX)
+            _ = nl_curl_multi_setopt_long(
+                pointer, Int32(NLCURLMOPT_MAX_HOST_CONNECTIONS), max(1, maximumConnectionsPerHost))
+            _ = nl_curl_multi_setopt_long(
+                pointer, Int32(NLCURLMOPT_MAXCONNECTS), max(16, maximumConnectionsPerHost * 4))
+            let thread = Thread { [self] in run() }
+            thread.name = "NetworkLayer.CurlTransport"
+            thread.start()
+        }
+
+        deinit {
+            _ = nl_curl_multi_cleanup(multi.pointer)
+        }
+
+        /// Hands a send to the loop.
+        func submit(_ submission: CurlSubmission) {
+            inbox.withLock { $0.submissions.append(submission) }
+            _ = nl_curl_multi_wakeup(multi.pointer)
+        }
+
+        /// Asks the loop to drop a send whose caller has already been answered.
+        func cancel(_ id: Int) {
+            inbox.withLock { $0.cancellations.append(id) }
+            _ = nl_curl_multi_wakeup(multi.pointer)
+        }
+
+        /// Stops the thread after it has removed every transfer and freed every easy handle.
+        func shutDown() {
+            inbox.withLock { $0.isStopping = true }
+            _ = nl_curl_multi_wakeup(multi.pointer)
+        }
+
+        /// The loop thread's body.
+        private func run() {
+            let transfers = CurlTransfers(multi: multi.pointer, rules: rules)
+            var running: Int32 = 0
+            var ready: Int32 = 0
+            while true {
+                let (submissions, cancellations, isStopping) = inbox.withLock { inbox in
+                    defer {
+                        inbox.submissions = []
+                        inbox.cancellations = []
+                    }
+                    return (inbox.submissions, inbox.cancellations, inbox.isStopping)
+                }
+                if isStopping { return transfers.removeAll() }
+                for submission in submissions { transfers.start(submission) }
+                for id in cancellations { transfers.drop(id) }
+                repeat {
+                    _ = nl_curl_multi_perform(multi.pointer, &running)
+                } while transfers.collectFinished()
+                _ = nl_curl_multi_poll(multi.pointer, 1000, &ready)
+            }
+        }
+    }
+
+    /// The transfers in flight and the idle easy handles, owned by the loop thread.
+    private final class CurlTransfers {
+        let multi: UnsafeMutableRawPointer
+        let rules: CurlTransferRules
+        private var byID: [Int: CurlTransfer] = [:]
+        private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
+        private var idle: [CurlEasyHandle] = []
+        /// How many idle easy handles are kept for reuse.
+        private static let idleLimit = 32
+
+        init(multi: UnsafeMutableRawPointer, rules: CurlTransferRules) {
+            self.multi = multi
+            self.rules = rules
+        }
+
+        /// Starts a send unless it ended while it waited in the inbox.
+        func start(_ submission: CurlSubmission) {
+            guard !submission.state.withLock({ $0.hasEnded }) else { return }
+            guard let easy = idle.popLast() ?? CurlEasyHandle() else {
+                let error = NetworkError.transport(
+                    .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
+                return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            }
+            begin(CurlTransfer(submission, rules: rules, easy: easy))
+        }
+
+        /// Sets up the transfer's current hop and hands it to libcurl.
+        private func begin(_ transfer: CurlTransfer) {
+            if let error = transfer.configure() {
+                recycle(transfer)
+                return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            }
+            let id = transfer.submission.id
+            byID[id] = transfer
+            idByHandle[transfer.easy.pointer] = id
+            _ = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
+        }
+
+        /// Removes a send's transfer at once; its caller has already been answered.
+        func drop(_ id: Int) {
+            guard let transfer = byID[id] else { return }
+            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            recycle(transfer)
+        }
+
+        /// Ends, or sends the next hop of, every transfer libcurl has finished; returns whether a hop was started,
+        /// in which case libcurl should run again before the loop waits.
+        func collectFinished() -> Bool {
+            var startedHop = false
+            var code: Int32 = 0
+            while let handle = nl_curl_multi_next_done(multi, &code) {
+                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                _ = nl_curl_multi_remove_handle(multi, handle)
+                switch transfer.outcome(of: CurlCode(rawValue: code)) {
+                case .follow where transfer.state.withLock({ $0.run(id) }):
+                    begin(transfer)
+                    startedHop = true
+                case .follow:
+                    recycle(transfer)
+                case .deliver(let data, let response):
+                    recycle(transfer)
+                    transfer.state.end(with: .success((data, response)), workFinished: true, cancel: { _ in })
+                case .fail(let error):
+                    recycle(transfer)
+                    transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                }
+            }
+            return startedHop
+        }
+
+        /// Forgets a transfer that libcurl no longer runs and keeps its easy handle for the next one.
+        private func recycle(_ transfer: CurlTransfer) {
+            let id = transfer.submission.id
+            if byID[id] === transfer { byID[id] = nil }
+            idByHandle[transfer.easy.pointer] = nil
+            if idle.count < Self.idleLimit {
+                idle.append(transfer.easy)
+            } else {
+                transfer.easy.cleanUp()
+            }
+        }
+
+        /// Removes every transfer (their callers are cancelled) and frees every easy handle.
+        func removeAll() {
+            for transfer in byID.values {
+                _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+                transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
+                transfer.easy.cleanUp()
+            }
+            byID = [:]
+            idByHandle = [:]
+            for easy in idle { easy.cleanUp() }
+            idle = []
+        }
+    }
+#endif

@@ -1,0 +1,259 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+    import FoundationNetworking
+
+    /// What a ``CurlTransport`` hands to its event loop: one send.
+    struct CurlSubmission: Sendable {
+        let id: Int
+        let request: URLRequest
+        let state: Locked<SendState<Int>>
+    }
+
+    /// The rules a transfer follows, fixed when the transport was made.
+    struct CurlTransferRules: Sendable {
+        let redirectPolicy: RedirectPolicy
+        let maximumResponseSize: Int
+        let maximumHeaderSize: Int
+        let certificateAuthorities: URL?
+        let minimumTLSVersion: Int
+    }
+
+    /// One send on the event loop's thread: its redirect chain, the easy handle of the hop running now, and what has
+    /// arrived of the response. Only the loop thread touches it.
+    final class CurlTransfer {
+        /// Why the transport ended a transfer from one of its callbacks.
+        enum Abort {
+            case tooLarge(announced: Int64?)
+            case head(ResponseHead.Violation)
+            case ended
+        }
+
+        let submission: CurlSubmission
+        let rules: CurlTransferRules
+        let easy: CurlEasyHandle
+        private(set) var chain: RedirectChain
+        private(set) var head: ResponseHead
+        private(set) var body = Data()
+        private(set) var abort: Abort?
+        private var headerList: UnsafeMutableRawPointer?
+
+        init(_ submission: CurlSubmission, rules: CurlTransferRules, easy: CurlEasyHandle) {
+            self.submission = submission
+            self.rules = rules
+            self.easy = easy
+            self.chain = RedirectChain(original: submission.request)
+            self.head = ResponseHead(limit: rules.maximumHeaderSize)
+        }
+
+        deinit {
+            if let headerList { nl_curl_slist_free_all(headerList) }
+        }
+
+        var state: Locked<SendState<Int>> { submission.state }
+
+        /// Sets up the easy handle for the hop `chain.current`; returns the error that makes it unsendable, if any.
+        func configure() -> NetworkError? {
+            easy.reset()
+            head = ResponseHead(limit: rules.maximumHeaderSize)
+            body = Data()
+            abort = nil
+            if let headerList { nl_curl_slist_free_all(headerList) }
+            headerList = nil
+            let request = chain.current
+            guard let url = request.url, let scheme = url.scheme, RequestBuilder.isHTTP(scheme) else {
+                return .invalidRequest(
+                    .url, reason: "\(request.url?.absoluteString ?? "(no URL)") is not http or https")
+            }
+            do throws(NetworkError) {
+                try RequestBuilder.validate(request.allHTTPHeaderFields ?? [:])
+            } catch {
+                return error
+            }
+            let method = request.httpMethod ?? "GET"
+            guard RequestBuilder.isToken(method) else {
+                return .invalidRequest(.method, reason: "method \"\(method)\" is not an RFC 9110 token")
+            }
+            if request.httpBodyStream != nil {
+                return .invalidRequest(.body, reason: "CurlTransport sends bodies given as Data, not as streams")
+            }
+            let user = Unmanaged.passUnretained(self).toOpaque()
+            easy.set(NLCURLOPT_URL, url.absoluteString)
+            easy.set(NLCURLOPT_NOSIGNAL, 1)
+            easy.set(NLCURLOPT_NOPROGRESS, 1)
+            easy.set(NLCURLOPT_FOLLOWLOCATION, 0)
+            easy.set(NLCURLOPT_PROTOCOLS, NLCURLPROTO_HTTP | NLCURLPROTO_HTTPS)
+            easy.set(NLCURLOPT_ACCEPT_ENCODING, "")
+            easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_2TLS)
+            easy.set(NLCURLOPT_PIPEWAIT, 1)
+            easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
+            easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
+            easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
+            if let authorities = rules.certificateAuthorities { easy.set(NLCURLOPT_CAINFO, authorities.path) }
+            easy.setCallback(NLCURLOPT_WRITEFUNCTION, curlWriteBody)
+            easy.setPointer(NLCURLOPT_WRITEDATA, user)
+            easy.setCallback(NLCURLOPT_HEADERFUNCTION, curlWriteHeader)
+            easy.setPointer(NLCURLOPT_HEADERDATA, user)
+            easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
+            configureMethodAndBody(of: request, method: method)
+            headerList = Self.headerLines(for: request)
+            easy.setPointer(NLCURLOPT_HTTPHEADER, headerList)
+            return nil
+        }
+
+        private func configureMethodAndBody(of request: URLRequest, method: String) {
+            let body = request.httpBody ?? Data()
+            switch method {
+            case "GET" where body.isEmpty:
+                easy.set(NLCURLOPT_HTTPGET, 1)
+            case "HEAD":
+                easy.set(NLCURLOPT_NOBODY, 1)
+            default:
+                if method != "POST" { easy.set(NLCURLOPT_CUSTOMREQUEST, method) }
+                if method == "POST" || !body.isEmpty {
+                    // The size first: COPYPOSTFIELDS copies that many bytes, so NUL bytes in the body survive.
+                    easy.set(NLCURLOPT_POSTFIELDSIZE_LARGE, Int64(body.count))
+                    if body.isEmpty {
+                        easy.set(NLCURLOPT_COPYPOSTFIELDS, "")
+                    } else {
+                        body.withUnsafeBytes { easy.setPointer(NLCURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+                    }
+                }
+            }
+        }
+
+        /// The request's header fields as libcurl lines, with libcurl's own defaults that we do not want undone:
+        /// no `Expect: 100-continue` wait, and never its form `Content-Type`.
+        private static func headerLines(for request: URLRequest) -> UnsafeMutableRawPointer? {
+            var lines: [String] = []
+            let fields = request.allHTTPHeaderFields ?? [:]
+            for (name, value) in fields {
+                lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            if let contentType = request.contentTypeForUnlabeledBody { lines.append("Content-Type: \(contentType)") }
+            let hasBody = !(request.httpBody ?? Data()).isEmpty
+            if !hasBody && !fields.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                lines.append("Content-Type:")  // an empty POST gets no form type from libcurl
+            }
+            if !fields.keys.contains(where: { $0.lowercased() == "expect" }) { lines.append("Expect:") }
+            var list: UnsafeMutableRawPointer?
+            for line in lines { list = nl_curl_slist_append(list, line) }
+            return list
+        }
+
+        // MARK: Callbacks, on the loop thread while libcurl runs the transfer
+
+        /// Takes body bytes, or ends the transfer (by returning a short count) past the cap or once the send ended.
+        func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+            if state.withLock({ $0.hasEnded }) {
+                abort = .ended
+                return 0
+            }
+            guard body.count + bytes.count <= rules.maximumResponseSize else {
+                abort = .tooLarge(announced: nil)
+                body = Data()
+                return 0
+            }
+            body.append(contentsOf: bytes)
+            return bytes.count
+        }
+
+        /// Takes one header line, or ends the transfer when the head breaks a rule or the send ended.
+        func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+            if state.withLock({ $0.hasEnded }) {
+                abort = .ended
+                return 0
+            }
+            do throws(ResponseHead.Violation) {
+                try head.take(line)
+            } catch {
+                abort = .head(error)
+                return 0
+            }
+            // A body announced over the cap is refused before a byte of it is read (a HEAD reply has none).
+            if let length = head.announcedLength, length > Int64(rules.maximumResponseSize),
+                chain.current.httpMethod != "HEAD"
+            {
+                abort = .tooLarge(announced: length)
+                return 0
+            }
+            return line.count
+        }
+
+        // MARK: The end of a hop
+
+        /// What to do now that libcurl has finished the hop with `code`.
+        func outcome(of code: CurlCode) -> CurlHopOutcome {
+            if let abort { return .fail(error(for: abort)) }
+            guard code == .ok else { return .fail(error(for: code)) }
+            if head.statusCode != nil && !head.isComplete {
+                // libcurl takes a close inside the header block for the end of a response without a body.
+                let error = URLError(
+                    .networkConnectionLost, description: "the connection closed inside the response's header block",
+                    url: chain.current.url)
+                return .fail(.transport(.connectionLost, underlyingError: error))
+            }
+            guard let status = head.statusCode, head.isComplete, let url = chain.current.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: head.headerFields)
+            else {
+                return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
+            }
+            switch chain.decide(response: response, policy: rules.redirectPolicy) {
+            case .follow: return .follow
+            case .fail(let error): return .fail(error)
+            case .deliver: return .deliver(body, response)
+            }
+        }
+
+        private func error(for abort: Abort) -> NetworkError {
+            switch abort {
+            case .tooLarge(let announced):
+                ResponseSizeLimit.exceeded(rules.maximumResponseSize, announced: announced)
+            case .head(let violation):
+                .transport(
+                    .badResponse,
+                    underlyingError: URLError(
+                        .badServerResponse, description: violation.description, url: chain.current.url))
+            case .ended:
+                .cancelled
+            }
+        }
+
+        /// A libcurl failure as the package reports it; a connection that ended inside the header block is lost,
+        /// whichever way libcurl saw it end.
+        private func error(for code: CurlCode) -> NetworkError {
+            let detail = String(cString: easy.errorBuffer)
+            let description = "\(detail.isEmpty ? code.text : detail) (curl error \(code.rawValue))"
+            var urlCode = code.urlErrorCode
+            if head.statusCode != nil && !head.isComplete && code.isConnectionEnd { urlCode = .networkConnectionLost }
+            let error = URLError(urlCode, description: description, url: chain.current.url)
+            return NetworkError(transportError: error)
+        }
+    }
+
+    /// How a hop ended.
+    enum CurlHopOutcome {
+        case deliver(Data, HTTPURLResponse)
+        case follow
+        case fail(NetworkError)
+    }
+
+    /// libcurl's write callback: `userdata` is the transfer.
+    private let curlWriteBody:
+        @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+            data, size, count, user in
+            guard let user else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        }
+
+    /// libcurl's header callback: one complete header line at a time.
+    private let curlWriteHeader:
+        @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+            data, size, count, user in
+            guard let user else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        }
+#endif
