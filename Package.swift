@@ -25,11 +25,18 @@ let package = Package(
             dependencies: ["NetworkLayer"],
             swiftSettings: swiftSettings
         ),
-        // A loopback HTTP/1.1 server on POSIX sockets, used by the URLSessionTransport tests.
+        // A loopback HTTP/1.1 server on POSIX sockets, used by the transport tests.
         .target(name: "HTTPTestServer", path: "Tests/HTTPTestServer", swiftSettings: swiftSettings),
+        // TLS for that server, and certificates made at test time, on OpenSSL loaded at run time (tests only).
+        .target(
+            name: "CTestTLS", path: "Tests/CTestTLS",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(
+            name: "TLSTestServer", dependencies: ["HTTPTestServer", "CTestTLS"], path: "Tests/TLSTestServer",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "NetworkLayerTesting", "HTTPTestServer"],
+            dependencies: ["NetworkLayer", "NetworkLayerTesting", "HTTPTestServer", "TLSTestServer"],
             resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),

@@ -134,6 +134,26 @@ int nl_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
 int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char *, size_t, size_t, void *)) {
     return curl.easy_setopt(easy, option, callback);
 }
+int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
+    // struct curl_blob: the bytes, their length, and CURL_BLOB_COPY (1) so that libcurl keeps its own copy.
+    struct {
+        const void *data;
+        size_t len;
+        unsigned int flags;
+    } blob = {data, length, 1};
+    return curl.easy_setopt(easy, option, &blob);
+}
+
+int nl_curl_default_ca_bundle(char *path, size_t capacity) {
+    void *easy = curl.easy_init();
+    const char *value = NULL;
+    // CURLINFO_CAINFO: string type (0x100000) + 61.
+    int code = easy ? curl.easy_getinfo(easy, 0x100000 + 61, &value) : -1;
+    int found = code == 0 && value && snprintf(path, capacity, "%s", value) < (int)capacity;
+    if (easy) curl.easy_cleanup(easy);
+    return found ? 0 : -1;
+}
+
 int nl_curl_easy_getinfo_long(void *easy, int info_id, long *value) {
     return curl.easy_getinfo(easy, info_id, value);
 }

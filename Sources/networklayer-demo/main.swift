@@ -4,10 +4,8 @@ import NetworkLayer
 // with `--base-url URL` the same routes go to a real server.
 
 let options = DemoOptions.current
-let network =
-    options.usesRealServer
-    ? Network(transport: URLSessionTransport())
-    : Network(transport: InMemoryUsersAPI())
+// Against a real server: the platform's recommended transport (CurlTransport on Linux), as Network.default uses.
+let network = options.usesRealServer ? Network.default : Network(transport: InMemoryUsersAPI())
 
 let target = options.usesRealServer ? options.baseURL.absoluteString : "an in-memory users API"
 print("NetworkLayer demo against \(target)\n")

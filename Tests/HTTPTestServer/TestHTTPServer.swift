@@ -66,27 +66,32 @@ public final class TestHTTPServer: Sendable {
     private let listener: Int32
     private let handler: @Sendable (ReceivedRequest) -> ServerReply
     private let state = ServerState()
+    private let security: (any ConnectionSecurity)?
 
     /// The loopback address the server listens on.
     public let host: String
 
     /// Starts a server on `host` (a loopback address) that answers every request with `handler`.
     ///
-    /// - Parameter recordsRequests: Whether ``requests`` keeps every request; a benchmark turns it off.
+    /// - Parameters:
+    ///   - recordsRequests: Whether ``requests`` keeps every request; a benchmark turns it off.
+    ///   - security: What each connection goes through before HTTP, such as TLS; `nil` for plain HTTP.
     public init(
         host: String = "127.0.0.1",
         recordsRequests: Bool = true,
+        security: (any ConnectionSecurity)? = nil,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) throws {
         self.handler = handler
         self.host = host
+        self.security = security
         state.recordsRequests = recordsRequests
         (listener, port) = try Socket.listen(on: host)
         let listener = listener
         let state = state
         let handler = handler
         let thread = Thread {
-            Self.acceptLoop(listener: listener, state: state, handler: handler)
+            Self.acceptLoop(listener: listener, state: state, security: security, handler: handler)
         }
         thread.start()
     }
@@ -95,9 +100,9 @@ public final class TestHTTPServer: Sendable {
         stop()
     }
 
-    /// `http://HOST:PORT`, with no trailing slash.
+    /// `http://HOST:PORT` (or `https://` with TLS), with no trailing slash.
     public var baseURL: URL {
-        URL(string: "http://\(host):\(port)")!
+        URL(string: "\(security?.scheme ?? "http")://\(host):\(port)")!
     }
 
     /// Every request received so far, in order of arrival.
@@ -113,6 +118,7 @@ public final class TestHTTPServer: Sendable {
     private static func acceptLoop(
         listener: Int32,
         state: ServerState,
+        security: (any ConnectionSecurity)?,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) {
         defer { close(listener) }
@@ -122,7 +128,9 @@ public final class TestHTTPServer: Sendable {
             guard connection >= 0 else { continue }
             Socket.configure(connection)
             let thread = Thread {
-                Connection(fd: connection, state: state, handler: handler).run()
+                defer { close(connection) }
+                guard let io = security.map({ $0.accept(connection) }) ?? PlainIO(fd: connection) else { return }
+                Connection(fd: connection, io: io, state: state, handler: handler).run()
             }
             thread.start()
         }
@@ -132,11 +140,12 @@ public final class TestHTTPServer: Sendable {
 /// One client connection: reads requests and writes replies until either side closes.
 private struct Connection {
     let fd: Int32
+    let io: any ConnectionIO
     let state: ServerState
     let handler: @Sendable (ReceivedRequest) -> ServerReply
 
     func run() {
-        defer { close(fd) }
+        defer { io.finish() }
         var buffer = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while !state.isStopped {
@@ -192,7 +201,7 @@ private struct Connection {
 
     /// Writes bytes, giving up when the client stops reading and the server stops.
     private func send(_ bytes: Data) -> Bool {
-        Socket.sendAll(fd, bytes) { !state.isStopped }
+        io.write(bytes) { !state.isStopped }
     }
 
     /// Writes a streamed body; returns whether the connection stays open for another request.
@@ -234,9 +243,8 @@ private struct Connection {
 
     private func readMore(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
         while !state.isStopped {
-            guard Socket.waitReadable(fd, milliseconds: 50) else { continue }
-            let count = recv(fd, &chunk, chunk.count, 0)
-            guard count > 0 else { return false }
+            guard let count = chunk.withUnsafeMutableBytes({ io.read(into: $0) }) else { return false }
+            guard count > 0 else { continue }
             buffer.append(contentsOf: chunk[..<count])
             return true
         }

@@ -37,6 +37,7 @@ enum {
     NLCURLOPT_PROTOCOLS = 181,
     NLCURLOPT_REDIR_PROTOCOLS = 182,
     NLCURLOPT_PIPEWAIT = 237,
+    NLCURLOPT_CAINFO_BLOB = 40309,
 };
 
 enum {
@@ -85,6 +86,8 @@ int nl_curl_easy_setopt_long(void *easy, int option, long value);
 int nl_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int nl_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char *, size_t, size_t, void *));
+/// Sets a blob option (libcurl 7.77.0 and later) from bytes that libcurl copies.
+int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nl_curl_easy_getinfo_string(void *easy, int info, const char **value);
 const char *nl_curl_easy_strerror(int code);
@@ -101,6 +104,9 @@ int nl_curl_multi_perform(void *multi, int *running);
 int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready);
 int nl_curl_multi_wakeup(void *multi);
 const char *nl_curl_multi_strerror(int code);
+
+/// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.
+int nl_curl_default_ca_bundle(char *path, size_t capacity);
 
 /// The next finished transfer of a multi handle: returns its easy handle and sets `result`, or returns NULL.
 void *nl_curl_multi_next_done(void *multi, int *result);

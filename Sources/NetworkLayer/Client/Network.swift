@@ -13,8 +13,8 @@ public import Foundation
 /// ```
 ///
 /// `Network` is an immutable-by-default value: copy it and change a property to get a variant, for example a decoder
-/// with a date strategy. ``default`` is a shared instance on ``URLSessionTransport``, and every `send` also exists
-/// as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
+/// with a date strategy. ``default`` is a shared instance on the platform's recommended transport, and every `send`
+/// also exists as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
 public struct Network: Sendable {
     /// The transport requests go through.
     public var transport: any Transport
@@ -72,8 +72,20 @@ public struct Network: Sendable {
         return copy
     }
 
-    /// The shared network on a ``URLSessionTransport`` with a stateless configuration, used by the static `send` calls.
-    public static let `default` = Network(transport: URLSessionTransport())
+    /// The shared network used by the static `send` calls, on the recommended transport of the platform.
+    ///
+    /// On Linux that is `CurlTransport`, or ``URLSessionTransport`` when libcurl cannot be loaded (call
+    /// `try CurlTransport()` yourself to see why); on Apple platforms, ``URLSessionTransport``. Both keep no state
+    /// between requests.
+    public static let `default` = Network(transport: recommendedTransport())
+
+    /// `CurlTransport` on Linux when libcurl loads, ``URLSessionTransport`` otherwise.
+    static func recommendedTransport() -> any Transport {
+        #if os(Linux)
+            if let curl = try? CurlTransport() { return curl }
+        #endif
+        return URLSessionTransport()
+    }
 }
 
 // MARK: - The one implementation every shape wraps

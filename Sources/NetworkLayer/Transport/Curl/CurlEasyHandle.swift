@@ -39,6 +39,11 @@
             _ = nl_curl_easy_setopt_pointer(pointer, Int32(option), value)
         }
 
+        /// Sets a blob option; libcurl copies the bytes.
+        func setBlob(_ option: Int, _ bytes: UnsafeRawBufferPointer) {
+            _ = nl_curl_easy_setopt_blob(pointer, Int32(option), bytes.baseAddress, bytes.count)
+        }
+
         func setPointer(_ option: Int, _ value: UnsafeRawPointer?) {
             _ = nl_curl_easy_setopt_pointer(pointer, Int32(option), value)
         }

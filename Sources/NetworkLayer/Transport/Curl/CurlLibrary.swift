@@ -1,5 +1,6 @@
 #if os(Linux)
     import CCurl
+    import Foundation
 
     /// libcurl, loaded at run time: the one place that knows whether it is there and what it can do.
     enum CurlLibrary {
@@ -10,6 +11,23 @@
                 throw CurlTransport.Unavailable(
                     reason: String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
             }
+        }
+
+        /// Whether libcurl takes certificates from memory (`CURLOPT_CAINFO_BLOB`, 7.77.0 and later).
+        static var takesCertificateBlobs: Bool { nl_curl_version_number() >= 0x074D00 }
+
+        /// The CA bundle libcurl uses by default: what it says (7.84.0 and later), else the first of the usual
+        /// places that exists.
+        static var defaultCertificateBundle: URL? {
+            var path = [CChar](repeating: 0, count: 4096)
+            if nl_curl_default_ca_bundle(&path, path.count) == 0 {
+                return URL(fileURLWithPath: String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+            }
+            let usual = [
+                "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
+                "/etc/ssl/cert.pem",
+            ]
+            return usual.first { FileManager.default.isReadableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
         }
 
         /// The version, for example "7.88.1".

@@ -12,10 +12,17 @@
 
     /// The rules a transfer follows, fixed when the transport was made.
     struct CurlTransferRules: Sendable {
+        /// Certificate authorities to trust: the system's and the user's in one PEM blob, or (with a libcurl
+        /// older than 7.77.0) the user's file alone.
+        enum TrustedCertificates: Sendable {
+            case blob(Data)
+            case file(URL)
+        }
+
         let redirectPolicy: RedirectPolicy
         let maximumResponseSize: Int
         let maximumHeaderSize: Int
-        let certificateAuthorities: URL?
+        let trustedCertificates: TrustedCertificates?
         let minimumTLSVersion: Int
     }
 
@@ -89,7 +96,11 @@
             easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
             easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
             easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
-            if let authorities = rules.certificateAuthorities { easy.set(NLCURLOPT_CAINFO, authorities.path) }
+            switch rules.trustedCertificates {
+            case .blob(let pem): pem.withUnsafeBytes { easy.setBlob(NLCURLOPT_CAINFO_BLOB, $0) }
+            case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
+            case nil: break
+            }
             easy.setCallback(NLCURLOPT_WRITEFUNCTION, curlWriteBody)
             easy.setPointer(NLCURLOPT_WRITEDATA, user)
             easy.setCallback(NLCURLOPT_HEADERFUNCTION, curlWriteHeader)

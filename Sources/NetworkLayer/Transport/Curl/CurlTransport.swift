@@ -74,9 +74,10 @@
         ///   - maximumHeaderSize: The largest header block accepted, in bytes. Defaults to 256 KiB.
         ///   - maximumConnectionsPerHost: The most connections to one host. Defaults to 6.
         ///   - additionalTrustedCertificates: A PEM file of certificate authorities to trust besides the system's,
-        ///     for a private CA (a company API, a staging or test server). Defaults to none.
-        /// - Throws: ``Unavailable`` when libcurl cannot be loaded, is older than 7.68.0, or the trusted
-        ///   certificates file cannot be read.
+        ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
+        ///     libcurl older than 7.77.0 the file replaces the system's authorities instead of adding to them.
+        /// - Throws: ``Unavailable`` when libcurl cannot be loaded or is older than 7.68.0, or the trusted
+        ///   certificates file cannot be read or holds no PEM certificate.
         public init(
             redirectPolicy: RedirectPolicy = .default,
             maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
@@ -85,8 +86,8 @@
             additionalTrustedCertificates: URL? = nil
         ) throws(Unavailable) {
             try CurlLibrary.load()
-            if let file = additionalTrustedCertificates, !FileManager.default.isReadableFile(atPath: file.path) {
-                throw Unavailable(reason: "the trusted certificates file \(file.path) cannot be read")
+            let trusted = try additionalTrustedCertificates.map { file throws(Unavailable) in
+                try Self.trustedCertificates(adding: file)
             }
             self.redirectPolicy = redirectPolicy
             self.maximumResponseSize = maximumResponseSize
@@ -95,13 +96,29 @@
             self.additionalTrustedCertificates = additionalTrustedCertificates
             let rules = CurlTransferRules(
                 redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
-                maximumHeaderSize: maximumHeaderSize, certificateAuthorities: additionalTrustedCertificates,
+                maximumHeaderSize: maximumHeaderSize, trustedCertificates: trusted,
                 minimumTLSVersion: Int(NLCURL_SSLVERSION_TLSv1_2))
             loop = try CurlEventLoop(rules: rules, maximumConnectionsPerHost: maximumConnectionsPerHost)
         }
 
         deinit {
             loop.shutDown()
+        }
+
+        /// The system's certificate authorities and those in `file`, for libcurl; it would otherwise replace the
+        /// system's with the file's.
+        static func trustedCertificates(
+            adding file: URL
+        ) throws(Unavailable) -> CurlTransferRules.TrustedCertificates {
+            guard let added = FileManager.default.contents(atPath: file.path) else {
+                throw Unavailable(reason: "the trusted certificates file \(file.path) cannot be read")
+            }
+            guard String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+                throw Unavailable(reason: "the trusted certificates file \(file.path) holds no PEM certificate")
+            }
+            guard CurlLibrary.takesCertificateBlobs else { return .file(file) }
+            let system = CurlLibrary.defaultCertificateBundle.flatMap { FileManager.default.contents(atPath: $0.path) }
+            return .blob((system ?? Data()) + Data("\n".utf8) + added)
         }
 
         /// The libcurl in use, for example "libcurl 7.88.1 (OpenSSL/3.0.19; HTTP/2; gzip, deflate, br, zstd)".
