@@ -21,9 +21,15 @@ enum HostileProbe {
     ]
 
     /// The transports measured: the name on the command line and how to make one with the cap.
-    static let transports: [(name: String, make: @Sendable () throws -> any Transport)] = [
-        ("URLSessionTransport", { URLSessionTransport(maximumResponseSize: cap) })
-    ]
+    static var transports: [(name: String, make: @Sendable () throws -> any Transport)] {
+        var transports: [(name: String, make: @Sendable () throws -> any Transport)] = [
+            ("URLSessionTransport", { URLSessionTransport(maximumResponseSize: cap) })
+        ]
+        #if os(Linux)
+            transports.append(("CurlTransport", { try CurlTransport(maximumResponseSize: cap) }))
+        #endif
+        return transports
+    }
 
     /// Child side: one send of one stream through one transport, then the next request; prints one JSON line.
     static func run(stream: String, transport name: String, base: URL) async throws -> Never {

@@ -10,20 +10,31 @@ import Foundation
 struct Sample {
     var seconds: Double
     var cpuSeconds: Double
+    var contextSwitches: Int
     var operations: Int
 
     var perSecond: Double { Double(operations) / seconds }
     var cpuPerOperation: Double { cpuSeconds / Double(operations) }
+    var contextSwitchesPerOperation: Double { Double(contextSwitches) / Double(operations) }
 }
 
 enum Clock {
     /// Runs `body` and measures wall and CPU time for `operations` operations.
     static func measure(operations: Int, _ body: () async throws -> Void) async rethrows -> Sample {
         let cpuBefore = cpuSeconds()
+        let switchesBefore = contextSwitches()
         let start = DispatchTime.now().uptimeNanoseconds
         try await body()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Sample(seconds: seconds, cpuSeconds: cpuSeconds() - cpuBefore, operations: operations)
+        return Sample(
+            seconds: seconds, cpuSeconds: cpuSeconds() - cpuBefore, contextSwitches: contextSwitches() - switchesBefore,
+            operations: operations)
+    }
+
+    /// Voluntary and involuntary context switches of this process's threads so far.
+    static func contextSwitches() -> Int {
+        let usage = resourceUsage()
+        return Int(usage.ru_nvcsw + usage.ru_nivcsw)
     }
 
     /// User plus system CPU seconds of this process so far.

@@ -6,17 +6,17 @@ import NetworkLayer
 enum MemoryProbe {
     static let requests = 20_000
 
-    /// Child side: runs the workload and prints one JSON line.
+    /// Child side: runs the workload with the named client and prints one JSON line.
     static func run(side: String, base: URL) async throws -> Never {
-        let network = Network.default
         let small = base.appendingPathComponent("small")
-        let plain = side == "plain"
+        let network = Clients.networks.first { $0.name == side }?.network
+        guard side == Clients.plain || network != nil else { throw BenchError(description: "no client \(side)") }
         let request: @Sendable () async throws -> Void = {
-            if plain {
-                consume(try await Plain.get(Profile.self, small))
-            } else {
+            if let network {
                 let profile: Profile = try await network.send(BenchRoute.small(base: base))
                 consume(profile)
+            } else {
+                consume(try await Plain.get(Profile.self, small))
             }
         }
         try await Scenarios.concurrently(tasks: 8, each: 50, request)
@@ -24,16 +24,15 @@ enum MemoryProbe {
         try await Scenarios.concurrently(tasks: 8, each: requests / 8, request)
         let after = Clock.residentBytes()
         for _ in 0..<3 {
-            if side == "plain" {
-                consume(try await Plain.get([Item].self, base.appendingPathComponent("large")))
-            } else {
+            if let network {
                 let items: [Item] = try await network.send(BenchRoute.large(base: base))
                 consume(items)
+            } else {
+                consume(try await Plain.get([Item].self, base.appendingPathComponent("large")))
             }
         }
         let result = MemoryResult(
-            side: side == "plain" ? "plain URLSession" : "NetworkLayer", requests: requests,
-            residentAfterWarmUp: before, residentAfterRequests: after,
+            side: side, requests: requests, residentAfterWarmUp: before, residentAfterRequests: after,
             growthBytesPerRequest: Double(after - before) / Double(requests), peakResident: Clock.peakResidentBytes())
         print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
         exit(0)

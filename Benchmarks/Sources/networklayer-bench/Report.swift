@@ -1,18 +1,22 @@
 import Foundation
 
-/// The outcome of one scenario: medians of the paired rounds and their ratio.
+/// One side of a scenario: medians of its rounds and its ratios to the first side (plain URLSession).
+struct SideResult: Codable {
+    var name: String
+    var median: Double
+    var cpuMicrosecondsPerOperation: Double
+    var contextSwitchesPerOperation: Double
+    /// This side over the first: above 1 is faster for throughput; for build time, below 1 is faster.
+    var ratio: Double
+    var cpuRatio: Double
+    var rounds: [Double]
+}
+
+/// The outcome of one scenario.
 struct ScenarioResult: Codable {
     var name: String
     var unit: String
-    var plain: Double
-    var networkLayer: Double
-    /// NetworkLayer over plain: above 1 is faster for throughput; for build time, below 1 is faster.
-    var ratio: Double
-    var plainCPUMicrosecondsPerOperation: Double
-    var networkLayerCPUMicrosecondsPerOperation: Double
-    var cpuRatio: Double
-    var plainRounds: [Double]
-    var networkLayerRounds: [Double]
+    var sides: [SideResult]
 }
 
 /// Memory of one side measured in its own process.
@@ -36,24 +40,25 @@ struct Report: Codable {
     func printTable() {
         print("")
         print(
-            pad("scenario", 32) + pad("plain URLSession", 20) + pad("NetworkLayer", 20) + pad("ratio", 8)
-                + pad("CPU µs/op plain", 17) + pad("NetworkLayer", 14) + "CPU ratio")
+            pad("scenario", 30) + pad("client", 22) + pad("result", 16) + pad("ratio", 8) + pad("CPU µs/op", 11)
+                + pad("CPU ratio", 11) + "context switches/op")
         for result in scenarios {
-            let unit = result.unit
-            print(
-                pad(result.name, 32) + pad("\(format(result.plain)) \(unit)", 20)
-                    + pad("\(format(result.networkLayer)) \(unit)", 20) + pad(String(format: "%.2f×", result.ratio), 8)
-                    + pad(String(format: "%.1f", result.plainCPUMicrosecondsPerOperation), 17)
-                    + pad(String(format: "%.1f", result.networkLayerCPUMicrosecondsPerOperation), 14)
-                    + String(format: "%.2f×", result.cpuRatio))
+            for side in result.sides {
+                print(
+                    pad(side.name == result.sides[0].name ? result.name : "", 30) + pad(side.name, 22)
+                        + pad("\(format(side.median)) \(result.unit)", 16) + pad(String(format: "%.2f×", side.ratio), 8)
+                        + pad(String(format: "%.1f", side.cpuMicrosecondsPerOperation), 11)
+                        + pad(String(format: "%.2f×", side.cpuRatio), 11)
+                        + String(format: "%.1f", side.contextSwitchesPerOperation))
+            }
         }
         guard !memory.isEmpty else { return }
         print("")
-        print(pad("memory (own process per side)", 32) + pad("RSS growth", 20) + pad("per request", 14) + "peak RSS")
+        print(pad("memory (own process per side)", 40) + pad("RSS growth", 14) + pad("per request", 14) + "peak RSS")
         for result in memory {
             print(
-                pad("\(result.side), \(result.requests) requests", 32)
-                    + pad(megabytes(result.residentAfterRequests - result.residentAfterWarmUp), 20)
+                pad("\(result.side), \(result.requests) requests", 40)
+                    + pad(megabytes(result.residentAfterRequests - result.residentAfterWarmUp), 14)
                     + pad(String(format: "%.0f B", result.growthBytesPerRequest), 14) + megabytes(result.peakResident))
         }
     }

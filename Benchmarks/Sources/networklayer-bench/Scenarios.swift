@@ -6,19 +6,38 @@ import NetworkLayer
     import FoundationNetworking
 #endif
 
-/// One comparison: the same work written with plain URLSession and with NetworkLayer.
+/// One comparison: the same work written with plain URLSession and with NetworkLayer on each of its transports.
 struct Scenario: Sendable {
     enum Unit: String, Sendable {
         case requestsPerSecond = "req/s"
         case nanosecondsPerBuild = "ns/build"
     }
 
+    /// One way of doing the work; the first side of a scenario is the baseline the others are compared with.
+    struct Side: Sendable {
+        let name: String
+        let work: @Sendable () async throws -> Void
+    }
+
     let name: String
     let unit: Unit
     /// Operations in one round.
     let operations: Int
-    let plain: @Sendable () async throws -> Void
-    let networkLayer: @Sendable () async throws -> Void
+    let sides: [Side]
+}
+
+/// The clients compared: plain URLSession code, and NetworkLayer on each transport this platform has.
+enum Clients {
+    static let plain = "plain URLSession"
+
+    /// NetworkLayer networks by side name, in table order.
+    static var networks: [(name: String, network: Network)] {
+        var networks: [(String, Network)] = [("URLSessionTransport", Network(transport: URLSessionTransport()))]
+        #if os(Linux)
+            if let curl = try? CurlTransport() { networks.append(("CurlTransport", Network(transport: curl))) }
+        #endif
+        return networks
+    }
 }
 
 /// Something the optimizer cannot see through, so measured work is not thrown away.
@@ -54,51 +73,66 @@ enum Plain {
 }
 
 enum Scenarios {
-    static func all(base: URL, network: Network) -> [Scenario] {
+    static func all(base: URL, networks: [(name: String, network: Network)]) -> [Scenario] {
         let small = base.appendingPathComponent("small")
         let large = base.appendingPathComponent("large")
+        func sides(
+            plain: @escaping @Sendable () async throws -> Void,
+            networkLayer: @escaping @Sendable (Network) async throws -> Void
+        ) -> [Scenario.Side] {
+            [Scenario.Side(name: Clients.plain, work: plain)]
+                + networks.map { side in Scenario.Side(name: side.name, work: { try await networkLayer(side.network) })
+                }
+        }
         return [
             Scenario(
                 name: "sequential small JSON", unit: .requestsPerSecond, operations: 500,
-                plain: {
-                    for _ in 0..<500 { consume(try await Plain.get(Profile.self, small)) }
-                },
-                networkLayer: {
-                    for _ in 0..<500 {
-                        let profile: Profile = try await network.send(BenchRoute.small(base: base))
-                        consume(profile)
-                    }
-                }),
+                sides: sides(
+                    plain: { for _ in 0..<500 { consume(try await Plain.get(Profile.self, small)) } },
+                    networkLayer: { network in
+                        for _ in 0..<500 {
+                            let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                            consume(profile)
+                        }
+                    })),
             Scenario(
                 name: "64 concurrent small JSON", unit: .requestsPerSecond, operations: 1280,
-                plain: {
-                    try await concurrently(tasks: 64, each: 20) { consume(try await Plain.get(Profile.self, small)) }
-                },
-                networkLayer: {
-                    try await concurrently(tasks: 64, each: 20) {
-                        let profile: Profile = try await network.send(BenchRoute.small(base: base))
-                        consume(profile)
-                    }
-                }),
+                sides: sides(
+                    plain: {
+                        try await concurrently(tasks: 64, each: 20) {
+                            consume(try await Plain.get(Profile.self, small))
+                        }
+                    },
+                    networkLayer: { network in
+                        try await concurrently(tasks: 64, each: 20) {
+                            let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                            consume(profile)
+                        }
+                    })),
             Scenario(
                 name: "large JSON (10,000 objects)", unit: .requestsPerSecond, operations: 8,
-                plain: {
-                    for _ in 0..<8 { consume(try await Plain.get([Item].self, large)) }
-                },
-                networkLayer: {
-                    for _ in 0..<8 {
-                        let items: [Item] = try await network.send(BenchRoute.large(base: base))
-                        consume(items)
-                    }
-                }),
+                sides: sides(
+                    plain: { for _ in 0..<8 { consume(try await Plain.get([Item].self, large)) } },
+                    networkLayer: { network in
+                        for _ in 0..<8 {
+                            let items: [Item] = try await network.send(BenchRoute.large(base: base))
+                            consume(items)
+                        }
+                    })),
             Scenario(
                 name: "route → URLRequest, JSON body", unit: .nanosecondsPerBuild, operations: 20_000,
-                plain: {
-                    for _ in 0..<20_000 { consume(try Plain.makeCreateRequest(base)) }
-                },
-                networkLayer: {
-                    for _ in 0..<20_000 { consume(try BenchRoute.create(base: base, Fixtures.newProfile).urlRequest) }
-                }),
+                sides: [
+                    Scenario.Side(
+                        name: Clients.plain,
+                        work: { for _ in 0..<20_000 { consume(try Plain.makeCreateRequest(base)) } }),
+                    Scenario.Side(
+                        name: "NetworkLayer",
+                        work: {
+                            for _ in 0..<20_000 {
+                                consume(try BenchRoute.create(base: base, Fixtures.newProfile).urlRequest)
+                            }
+                        }),
+                ]),
         ]
     }
 

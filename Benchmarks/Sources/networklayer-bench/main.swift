@@ -32,12 +32,13 @@ if let stream = value(of: "--hostile-child"), let transport = value(of: "--trans
     try await HostileProbe.run(stream: stream, transport: transport, base: base)
 }
 
-// For profilers: one side only, sequential small requests, against --url.
+// For profilers: one client only ("plain URLSession", "URLSessionTransport", "CurlTransport"), small requests,
+// against --url.
 if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     let count = value(of: "--count").flatMap(Int.init) ?? 5000
     let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
-    let network = Network.default
-    let isPlain = side == "plain"
+    let network = Clients.networks.first { $0.name == side }?.network ?? Network.default
+    let isPlain = side == Clients.plain
     let sample = try await Clock.measure(operations: count) {
         try await Scenarios.concurrently(tasks: tasks, each: count / tasks) {
             if isPlain {
@@ -85,53 +86,50 @@ if let given = value(of: "--url").flatMap(URL.init(string:)) {
     serverProcess = process
     base = url
 }
-let network = Network.default
+let networks = Clients.networks
 
 print(
-    "NetworkLayer benchmark: \(rounds) paired rounds (plain then NetworkLayer, then the other way round, …) after a warm-up; medians."
+    "NetworkLayer benchmark: \(rounds) rounds after a warm-up, the order of the clients rotating each round; medians."
 )
 print("server: \(serverProcess == nil ? base.absoluteString : "loopback child process at \(base.absoluteString)")")
 print("small JSON: \(Fixtures.smallJSON.count) bytes; large JSON: \(Fixtures.largeJSON.count) bytes")
+#if os(Linux)
+    print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
+#endif
 
 var results: [ScenarioResult] = []
 let only = value(of: "--only")
-for scenario in Scenarios.all(base: base, network: network) where only.map({ scenario.name.contains($0) }) ?? true {
-    _ = try await Clock.measure(operations: scenario.operations, scenario.plain)
-    _ = try await Clock.measure(operations: scenario.operations, scenario.networkLayer)
-    var plain: [Sample] = []
-    var ours: [Sample] = []
+for scenario in Scenarios.all(base: base, networks: networks) where only.map({ scenario.name.contains($0) }) ?? true {
+    for side in scenario.sides { _ = try await Clock.measure(operations: scenario.operations, side.work) }
+    var samples = Array(repeating: [Sample](), count: scenario.sides.count)
     for round in 0..<rounds {
-        // A B, then B A: neither side always runs first, so warm caches and connection state favour neither.
-        if round % 2 == 0 {
-            plain.append(try await Clock.measure(operations: scenario.operations, scenario.plain))
-            ours.append(try await Clock.measure(operations: scenario.operations, scenario.networkLayer))
-        } else {
-            ours.append(try await Clock.measure(operations: scenario.operations, scenario.networkLayer))
-            plain.append(try await Clock.measure(operations: scenario.operations, scenario.plain))
+        // Each round starts with another client, so warm caches and connection state favour none of them.
+        for offset in 0..<scenario.sides.count {
+            let index = (round + offset) % scenario.sides.count
+            samples[index].append(try await Clock.measure(operations: scenario.operations, scenario.sides[index].work))
         }
     }
     let figure: (Sample) -> Double =
         scenario.unit == .requestsPerSecond ? { $0.perSecond } : { $0.seconds / Double($0.operations) * 1e9 }
-    let plainMedian = plain.map(figure).median
-    let oursMedian = ours.map(figure).median
-    let plainCPU = plain.map(\.cpuPerOperation).median * 1e6
-    let oursCPU = ours.map(\.cpuPerOperation).median * 1e6
-    let result = ScenarioResult(
-        name: scenario.name, unit: scenario.unit.rawValue, plain: plainMedian, networkLayer: oursMedian,
-        ratio: oursMedian / plainMedian, plainCPUMicrosecondsPerOperation: plainCPU,
-        networkLayerCPUMicrosecondsPerOperation: oursCPU, cpuRatio: oursCPU / plainCPU,
-        plainRounds: plain.map(figure), networkLayerRounds: ours.map(figure))
-    results.append(result)
-    print(
-        String(
-            format: "  %@: plain %.1f, NetworkLayer %.1f %@ (%.2f×)", result.name, plainMedian, oursMedian, result.unit,
-            result.ratio))
+    let baseline = samples[0].map(figure).median
+    let baselineCPU = samples[0].map(\.cpuPerOperation).median
+    let sides = zip(scenario.sides, samples).map { side, samples in
+        SideResult(
+            name: side.name, median: samples.map(figure).median,
+            cpuMicrosecondsPerOperation: samples.map(\.cpuPerOperation).median * 1e6,
+            contextSwitchesPerOperation: samples.map(\.contextSwitchesPerOperation).median,
+            ratio: samples.map(figure).median / baseline, cpuRatio: samples.map(\.cpuPerOperation).median / baselineCPU,
+            rounds: samples.map(figure))
+    }
+    results.append(ScenarioResult(name: scenario.name, unit: scenario.unit.rawValue, sides: sides))
+    let summary = sides.map { String(format: "%@ %.1f (%.2f×)", $0.name, $0.median, $0.ratio) }
+    print("  \(scenario.name) [\(scenario.unit.rawValue)]: \(summary.joined(separator: ", "))")
 }
 
 var memory: [MemoryResult] = []
 if !arguments.contains("--skip-memory") {
     print("  memory: \(MemoryProbe.requests) requests per side, each side in its own process…")
-    for side in ["plain", "networklayer", "plain", "networklayer"] {
+    for side in [Clients.plain] + networks.map(\.name) {
         memory.append(try MemoryProbe.measure(side: side, base: base))
     }
 }

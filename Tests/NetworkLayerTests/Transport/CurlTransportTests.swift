@@ -18,7 +18,7 @@
             #expect(transport.redirectPolicy == .default)
             #expect(transport.maximumResponseSize == 100 * 1024 * 1024)
             #expect(transport.maximumHeaderSize == 256 * 1024)
-            #expect(transport.maximumConnectionsPerHost == 6)
+            #expect(transport.maximumConnectionsPerHost == 16)
             #expect(transport.additionalTrustedCertificates == nil)
         }
 

@@ -304,3 +304,34 @@ extension LoopbackIntegration {
         #endif
     }
 }
+
+extension LoopbackIntegration {
+    @Suite("A server that sends more than it was asked for", .timeLimit(.minutes(1)))
+    struct UnsolicitedBytesTests {
+        @Test(arguments: TransportKind.all)
+        func bytesLeftOnAKeptAliveConnectionAreNeverTheNextResponse(_ kind: TransportKind) async throws {
+            let count = Locked(0)
+            let server = try TestHTTPServer { _ in
+                let number = count.withLock { count in
+                    count += 1
+                    return count
+                }
+                // The first reply smuggles a whole second response after its declared body.
+                let smuggled = Data("{}HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{\"x\":666}".utf8)
+                return number == 1
+                    ? .response(status: 200, headers: ["Content-Length": "2"], body: smuggled)
+                    : .json(#"{"x":\#(number)}"#)
+            }
+            defer { server.stop() }
+            let network = try kind.network()
+            let url = server.baseURL.appendingPathComponent("items").absoluteString
+            let first: Data = try await network.send(TestRoute(url))
+            try await Task.sleep(for: .milliseconds(50))  // the smuggled bytes have arrived
+            let second: Data = try await network.send(TestRoute(url))
+            #expect(first == Data("{}".utf8))
+            // libcurl does not reuse a kept-alive connection that became readable while idle.
+            #expect(String(decoding: second, as: UTF8.self) == #"{"x":2}"#)
+            #expect(count.withLock { $0 } == 2)
+        }
+    }
+}

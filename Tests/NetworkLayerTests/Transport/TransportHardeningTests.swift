@@ -239,8 +239,9 @@ extension LoopbackIntegration {
         @Test(arguments: TransportKind.all)
         func theDeadlineCountsTimeSpentQueued(_ kind: TransportKind) async throws {
             let network = try kind.network(timeout: 1.8)
-            // Six connections per host: 18 requests that each take 1 s run in three waves. With a 1.8 s deadline the
-            // first wave finishes and the later ones, which spent their time queued, time out.
+            // More requests than connections per host (6 for URLSessionTransport, 16 for CurlTransport): 18 requests
+            // that each take 1 s run in waves. With a 1.8 s deadline the first wave finishes and the later ones,
+            // which spent their time queued, time out.
             let server = try TestHTTPServer { _ in .delayed(milliseconds: 1000, .json("{}")) }
             defer { server.stop() }
             let route = TestRoute(server.baseURL.appendingPathComponent("slow").absoluteString)

@@ -107,7 +107,7 @@
             easy.setPointer(NLCURLOPT_HEADERDATA, user)
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
             configureMethodAndBody(of: request, method: method)
-            headerList = Self.headerLines(for: request)
+            headerList = Self.headerLines(for: request, method: method)
             easy.setPointer(NLCURLOPT_HTTPHEADER, headerList)
             return nil
         }
@@ -135,20 +135,25 @@
 
         /// The request's header fields as libcurl lines, with libcurl's own defaults that we do not want undone:
         /// no `Expect: 100-continue` wait, and never its form `Content-Type`.
-        private static func headerLines(for request: URLRequest) -> UnsafeMutableRawPointer? {
-            var lines: [String] = []
+        private static func headerLines(for request: URLRequest, method: String) -> UnsafeMutableRawPointer? {
+            var list: UnsafeMutableRawPointer?
             let fields = request.allHTTPHeaderFields ?? [:]
             for (name, value) in fields {
-                lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+                list = nl_curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
-            if let contentType = request.contentTypeForUnlabeledBody { lines.append("Content-Type: \(contentType)") }
-            let hasBody = !(request.httpBody ?? Data()).isEmpty
-            if !hasBody && !fields.keys.contains(where: { $0.lowercased() == "content-type" }) {
-                lines.append("Content-Type:")  // an empty POST gets no form type from libcurl
+            let hasBody = !(request.httpBody?.isEmpty ?? true)
+            guard hasBody || method == "POST" else { return list }
+            let names = Set(fields.keys.map { $0.lowercased() })
+            if !hasBody {
+                // An empty POST gets no form type from libcurl.
+                if !names.contains("content-type") { list = nl_curl_slist_append(list, "Content-Type:") }
+            } else {
+                if let contentType = request.contentTypeForUnlabeledBody {
+                    list = nl_curl_slist_append(list, "Content-Type: \(contentType)")
+                }
+                // libcurl would wait for a "100 Continue" before sending a large body.
+                if !names.contains("expect") { list = nl_curl_slist_append(list, "Expect:") }
             }
-            if !fields.keys.contains(where: { $0.lowercased() == "expect" }) { lines.append("Expect:") }
-            var list: UnsafeMutableRawPointer?
-            for line in lines { list = nl_curl_slist_append(list, line) }
             return list
         }
 

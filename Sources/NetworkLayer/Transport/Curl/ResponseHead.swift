@@ -47,48 +47,73 @@ struct ResponseHead {
     mutating func take(_ line: UnsafeRawBufferPointer) throws(Violation) {
         bytes += line.count
         guard bytes <= limit else { throw .tooLarge(limit: limit) }
-        var text = Substring(decoding: line, as: UTF8.self)
-        while let last = text.last, last.isNewline { text = text.dropLast() }
-        if text.hasPrefix("HTTP/") {
-            try startResponse(text)
-        } else if text.isEmpty {
+        let text = line.bindMemory(to: UInt8.self)
+        var end = text.count
+        while end > 0 && (text[end - 1] == 13 || text[end - 1] == 10) { end -= 1 }
+        let content = UnsafeBufferPointer(rebasing: text[..<end])
+        if content.starts(with: Self.httpPrefix) {
+            try startResponse(content)
+        } else if content.isEmpty {
             isComplete = statusCode.map { !(100..<200).contains($0) } ?? false
         } else if !isComplete {
-            try addField(text)
+            try addField(content)
         }
         // Lines after a complete head are trailers: counted against the limit, not kept.
     }
 
+    private static let httpPrefix = Array("HTTP/".utf8)
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let transferEncodingName = Array("transfer-encoding".utf8)
+
     /// A status line starts a new response: the final one, or one more 1xx.
-    private mutating func startResponse(_ line: Substring) throws(Violation) {
-        let parts = line.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw .malformedLine }
+    private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedLine }
+        var status = 0
+        var digits = 0
+        var index = space + 1
+        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), digits < 3 {
+            status = status * 10 + Int(line[index] - UInt8(ascii: "0"))
+            digits += 1
+            index += 1
+        }
+        guard digits == 3 else { throw .malformedLine }
         statusCode = status
-        httpVersion = String(parts[0])
+        httpVersion = String(decoding: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self)
         fields = []
         isComplete = false
         contentLength = nil
         hasTransferEncoding = false
     }
 
-    private mutating func addField(_ line: Substring) throws(Violation) {
-        guard let colon = line.firstIndex(of: ":") else { throw .malformedLine }
-        let name = String(line[..<colon])
-        let value = String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
-            .trimmingTrailingWhitespace()
-        switch name.lowercased() {
-        case "content-length":
-            guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-            else { throw .malformedContentLength(value) }
-            if let earlier = contentLength, earlier != value { throw .conflictingContentLengths(earlier, value) }
-            contentLength = value
-        case "transfer-encoding":
+    private mutating func addField(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedLine }
+        var start = colon + 1
+        var end = line.count
+        while start < end && (line[start] == 32 || line[start] == 9) { start += 1 }
+        while end > start && (line[end - 1] == 32 || line[end - 1] == 9) { end -= 1 }
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
+        let value = UnsafeBufferPointer(rebasing: line[start..<end])
+        if Self.equalsIgnoringCase(name, Self.contentLengthName) {
+            let text = String(decoding: value, as: UTF8.self)
+            guard !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw .malformedContentLength(text)
+            }
+            if let earlier = contentLength, earlier != text { throw .conflictingContentLengths(earlier, text) }
+            contentLength = text
+        } else if Self.equalsIgnoringCase(name, Self.transferEncodingName) {
             hasTransferEncoding = true
-        default:
-            break
         }
         if contentLength != nil && hasTransferEncoding { throw .lengthWithTransferEncoding }
-        fields.append((name, value))
+        fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    /// Whether ASCII `bytes` equal the lowercase `lowered`, ignoring case.
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+        guard bytes.count == lowered.count else { return false }
+        for (byte, expected) in zip(bytes, lowered) where byte | 0x20 != expected {
+            return false
+        }
+        return true
     }
 
     /// The body length the complete head announces, if it has a `Content-Length`.
@@ -104,13 +129,5 @@ struct ResponseHead {
             merged[field.name] = merged[field.name].map { "\($0), \(field.value)" } ?? field.value
         }
         return merged
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingWhitespace() -> String {
-        var text = Substring(self)
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return String(text)
     }
 }
