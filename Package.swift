@@ -34,9 +34,15 @@ let package = Package(
         .target(
             name: "TLSTestServer", dependencies: ["HTTPTestServer", "CTestTLS"], path: "Tests/TLSTestServer",
             swiftSettings: swiftSettings),
+        // A process that fills an offline queue until it is killed, for the queue's crash test.
+        .executableTarget(
+            name: "networklayer-journal-child", dependencies: ["NetworkLayer"], path: "Tests/JournalChild",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkLayerTests",
-            dependencies: ["NetworkLayer", "NetworkLayerTesting", "HTTPTestServer", "TLSTestServer"],
+            dependencies: [
+                "NetworkLayer", "NetworkLayerTesting", "HTTPTestServer", "TLSTestServer", "networklayer-journal-child",
+            ],
             resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),

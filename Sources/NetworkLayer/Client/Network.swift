@@ -105,6 +105,13 @@ extension Network {
         return (data, response)
     }
 
+    /// Sends a request that is already built (an ``OfflineQueue`` replay) through the middleware and the transport,
+    /// without checking its status.
+    func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        if Task.isCancelled { throw .cancelled }
+        return try await exchange(request, options: RequestOptions())
+    }
+
     private func exchange(
         _ request: URLRequest,
         options: RequestOptions

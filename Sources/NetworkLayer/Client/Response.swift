@@ -36,6 +36,17 @@ public struct Response<Value> {
     public func value(forHeaderField name: String) -> String? {
         httpResponse.value(forHTTPHeaderField: name)
     }
+
+    /// Whether the value came from the network or from ``ResponseCache`` (fresh, revalidated, or stale while
+    /// offline).
+    public var source: ResponseSource {
+        (httpResponse as? CachedHTTPURLResponse)?.source ?? .network
+    }
+
+    /// How old the cached response was when it was served, in seconds; `nil` for a response from the network.
+    public var age: Double? {
+        (httpResponse as? CachedHTTPURLResponse)?.age
+    }
 }
 
 extension Response: Sendable where Value: Sendable {}

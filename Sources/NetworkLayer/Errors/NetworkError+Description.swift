@@ -22,6 +22,8 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             return "Cancelled"
         case .middleware(let name, let error):
             return "Middleware failed (\(name)): \(Self.describe(error))"
+        case .queued(let id, let error):
+            return "Queued for later (\(id.uuidString)): \(Self.describe(error))"
         }
     }
 

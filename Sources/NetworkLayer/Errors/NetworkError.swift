@@ -43,12 +43,17 @@ public enum NetworkError: Error, Sendable {
     /// `"AuthenticationMiddleware"`, and `underlyingError` what it threw.
     case middleware(String, underlyingError: any Error)
 
+    /// The network could not be reached, and ``OfflineQueue`` wrote the request to disk: it will be sent later.
+    ///
+    /// `id` is the queued entry's (``OfflineQueue/Entry/id``); `underlyingError` is the failure that caused it.
+    case queued(id: UUID, underlyingError: any Error)
+
     /// The HTTP status code of the response, when one arrived.
     public var statusCode: Int? {
         switch self {
         case .unacceptableStatus(let status, _, _): status
         case .decoding(_, let status, _): status
-        case .invalidRequest, .transport, .cancelled, .middleware: nil
+        case .invalidRequest, .transport, .cancelled, .middleware, .queued: nil
         }
     }
 
@@ -57,7 +62,7 @@ public enum NetworkError: Error, Sendable {
         switch self {
         case .unacceptableStatus(_, _, let body): body
         case .decoding(_, _, let body): body
-        case .invalidRequest, .transport, .cancelled, .middleware: nil
+        case .invalidRequest, .transport, .cancelled, .middleware, .queued: nil
         }
     }
 

@@ -82,6 +82,7 @@ public struct LoggingMiddleware: Middleware {
         case .cancelled: "cancelled"
         case .invalidRequest(let part, _, _): "invalid request (\(part))"
         case .middleware(let name, _): "\(name)"
+        case .queued: "queued for later"
         case .unacceptableStatus(let status, _, _): "HTTP \(status)"
         case .decoding(_, let status, _): "decoding (HTTP \(status))"
         case nil: "\(type(of: error))"

@@ -1,0 +1,171 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+/// Keeps GET and HEAD responses of the routes that ask for it, in memory and optionally on disk, and serves them
+/// again while they are fresh.
+///
+/// ```swift
+/// let cache = try ResponseCache(directory: cachesDirectory.appendingPathComponent("api"))
+/// let network = Network(transport: URLSessionTransport(), middleware: [cache])
+///
+/// // In the route: cache for five minutes, or as the server's Cache-Control says (`.followingServer`).
+/// var options: RequestOptions {
+///     var options = RequestOptions()
+///     options.cache = .timeToLive(300)
+///     return options
+/// }
+/// ```
+///
+/// - Only routes whose ``RequestOptions/cache`` is set are touched; only `GET` and `HEAD`, and only `200` responses,
+///   are stored.
+/// - `Cache-Control: no-store` is never stored; `no-cache` is stored but revalidated before every use; `max-age`
+///   (and `s-maxage` for a shared cache) sets the freshness under ``CacheOption/followingServer``, as does `Expires`;
+///   `private` is not stored by a shared cache (`isShared`).
+/// - A stale entry with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` or `If-Modified-Since`; a
+///   `304` serves the stored body with the new headers and restarts its freshness.
+/// - The key is the method, the URL, the `Authorization` and `Cookie` values (as hashes) and the request headers the
+///   response names in `Vary`, so a response fetched with one credential is never served to another.
+/// - With ``RequestOptions/servesStaleCacheWhenOffline``, a stored response is served, stale, when the network
+///   cannot be reached; ``Response/source`` says so, and ``Response/age`` how old it is.
+///
+/// Put it after middleware that adds credentials (``AuthenticationMiddleware``) if the cache should tell users
+/// apart by them, and after ``RetryMiddleware`` so that a retried request can still be answered from the cache.
+/// It is safe to share between networks and concurrent sends.
+public final class ResponseCache: Middleware {
+    private let storage: CacheStorage
+    private let now: @Sendable () -> Date
+    /// Whether the cache is shared between users (a server's cache of another service), which then never stores
+    /// `private` responses nor, unless the server marks them `public`, responses to requests with credentials.
+    public let isShared: Bool
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - memoryCapacity: The most bytes kept in memory. Defaults to 10 MiB.
+    ///   - directory: Where entries are kept on disk, or `nil` for memory only. Created if needed.
+    ///   - diskCapacity: The most bytes kept on disk. Defaults to 100 MiB.
+    ///   - isShared: Whether the cache is shared between users. Defaults to `false`, a private client cache.
+    /// - Throws: The file system's error when the directory cannot be created or read.
+    public convenience init(
+        memoryCapacity: Int = 10 * 1024 * 1024,
+        directory: URL? = nil,
+        diskCapacity: Int = 100 * 1024 * 1024,
+        isShared: Bool = false
+    ) throws {
+        try self.init(
+            memoryCapacity: memoryCapacity, directory: directory, diskCapacity: diskCapacity, isShared: isShared,
+            now: { Date() })
+    }
+
+    /// Creates a cache that reads the time from `now`.
+    init(
+        memoryCapacity: Int,
+        directory: URL?,
+        diskCapacity: Int,
+        isShared: Bool,
+        now: @escaping @Sendable () -> Date
+    ) throws {
+        storage = try CacheStorage(memoryCapacity: memoryCapacity, directory: directory, diskCapacity: diskCapacity)
+        self.isShared = isShared
+        self.now = now
+    }
+
+    /// Forgets every stored response, in memory and on disk.
+    public func removeAll() {
+        storage.removeAll()
+    }
+
+    /// Serves the request from the cache when it may, revalidates when it must, and stores what may be stored.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+    ) async throws -> (Data, HTTPURLResponse) {
+        let method = request.httpMethod ?? "GET"
+        guard context.options.cache != .none, method == "GET" || method == "HEAD",
+            request.value(forHTTPHeaderField: "If-None-Match") == nil,
+            request.value(forHTTPHeaderField: "If-Modified-Since") == nil,
+            let key = Self.key(for: request, method: method)
+        else { return try await next(request, context) }
+
+        let stored = storage.response(for: key).flatMap { $0.matches(request) ? $0 : nil }
+        let time = now()
+        if let stored, stored.isFresh(at: time),
+            let response = stored.httpResponse(source: .cache, age: stored.age(at: time))
+        {
+            return (stored.body, response)
+        }
+        var outgoing = request
+        for (name, value) in stored?.validators ?? [:] { outgoing.setValue(value, forHTTPHeaderField: name) }
+        let fetched: (Data, HTTPURLResponse)
+        do {
+            fetched = try await next(outgoing, context)
+        } catch let error as NetworkError {
+            guard context.options.servesStaleCacheWhenOffline, let stored, Self.isConnectivity(error),
+                let response = stored.httpResponse(source: .staleCacheWhileOffline, age: stored.age(at: now()))
+            else { throw error }
+            return (stored.body, response)
+        }
+        return revalidatedOrStored(fetched, stored: stored, request: request, key: key, context: context)
+    }
+
+    /// A `304` for a stored response becomes that response with new headers; a `200` is stored if it may be.
+    private func revalidatedOrStored(
+        _ fetched: (Data, HTTPURLResponse),
+        stored: CachedResponse?,
+        request: URLRequest,
+        key: String,
+        context: RequestContext
+    ) -> (Data, HTTPURLResponse) {
+        let (data, response) = fetched
+        if response.statusCode == 304, var stored {
+            for (name, value) in response.headerFields where !Self.unmergedHeaders.contains(name.lowercased()) {
+                for old in stored.headers.keys where old.caseInsensitiveCompare(name) == .orderedSame {
+                    stored.headers[old] = nil
+                }
+                stored.headers[name] = value
+            }
+            stored.storedAt = now()
+            stored.initialAge = response.value(forHTTPHeaderField: "Age").flatMap(TimeInterval.init) ?? 0
+            stored.lifetime = CacheFreshness(option: context.options.cache, isShared: isShared).lifetime(
+                of: stored.headers)
+            storage.store(stored, for: key)
+            if let revalidated = stored.httpResponse(source: .revalidatedCache, age: stored.initialAge) {
+                return (stored.body, revalidated)
+            }
+            return fetched
+        }
+        if response.statusCode == 200,
+            let entry = CacheFreshness(option: context.options.cache, isShared: isShared).entry(
+                for: request, response: response, body: data, storedAt: now())
+        {
+            storage.store(entry, for: key)
+        } else if response.statusCode == 200 {
+            storage.remove(key)
+        }
+        return fetched
+    }
+
+    /// Headers a `304` does not change in the stored response (RFC 9111, section 3.2).
+    private static let unmergedHeaders: Set<String> = ["content-length", "content-encoding", "transfer-encoding"]
+
+    /// The cache key: method and URL, and the credentials as hashes, so that one user's response is never another's.
+    static func key(for request: URLRequest, method: String) -> String? {
+        guard let url = request.url?.absoluteString else { return nil }
+        var key = "\(method) \(url)"
+        for name in ["Authorization", "Cookie"] {
+            if let value = request.value(forHTTPHeaderField: name) { key += " \(name):\(SHA256.hex(value))" }
+        }
+        return key
+    }
+
+    /// Whether a failure means the network could not be reached, as opposed to a server that answered badly.
+    static func isConnectivity(_ error: NetworkError) -> Bool {
+        guard case .transport(let failure, _) = error else { return false }
+        return [.offline, .cannotConnect, .hostNotFound, .connectionLost, .timedOut].contains(failure)
+    }
+}

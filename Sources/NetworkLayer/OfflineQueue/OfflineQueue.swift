@@ -1,0 +1,317 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Keeps the changes a user makes while offline and sends them, in order, once the network is back.
+///
+/// ```swift
+/// let transport = URLSessionTransport()
+/// let replays = Network(transport: transport)           // what queued requests are sent through later
+/// let queue = try OfflineQueue(directory: supportDirectory.appendingPathComponent("outbox"), replayingThrough: replays)
+/// let network = Network(transport: transport, middleware: [queue])
+///
+/// do {
+///     try await network.send(PostRoute.create(draft))   // the route sets options.queuesWhenOffline = true
+/// } catch .queued {
+///     showSavedForLater()                                // written to disk; it will be sent
+/// } catch {
+///     show(error)
+/// }
+/// ```
+///
+/// - Only routes with ``RequestOptions/queuesWhenOffline`` are queued, and only when their send fails because the
+///   network cannot be reached: offline, host not found, cannot connect, connection lost, or timed out before any
+///   response. The caller then gets ``NetworkError/queued(id:underlyingError:)``, after the request is on disk.
+/// - Every such request carries an `Idempotency-Key` from its first attempt on, the same in every replay, so a server
+///   can tell a replay after an unknown outcome from a new request.
+/// - The queue is a journal in `directory` (see the README): append-only records with a length and a checksum,
+///   flushed with `fsync` before the caller hears "queued". A record torn by a crash is ignored; those before it are
+///   never lost. The queue survives restarts: a new instance on the same directory finds what an old one queued.
+/// - Replay goes through `replayingThrough`, oldest first: on ``flush()``, after any later request through this
+///   middleware succeeds, and on Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`)
+///   delivers an entry; a `4xx` (or a request that can no longer be built) moves it to the dead letters, which the
+///   app can read (``deadLetters()``) and clear; a `5xx` or another failure to reach the server stops the replay
+///   there, keeping the order, and automatic replays back off (1 s, doubling, at most 5 minutes).
+/// - Instances on the same directory, in one process or several, take turns: one replays at a time, and none sends
+///   an entry that another has delivered.
+public final class OfflineQueue: Middleware {
+    /// A queued request.
+    public struct Entry: Codable, Sendable, Identifiable, Equatable {
+        /// The entry's identity, the same as in ``NetworkError/queued(id:underlyingError:)``.
+        public let id: UUID
+        /// The request's method.
+        public let method: String
+        /// The request's URL.
+        public let url: URL
+        /// The request's header fields, its `Idempotency-Key` included.
+        public let headers: [String: String]
+        /// The request's body.
+        public let body: Data?
+        /// When it was queued.
+        public let queuedAt: Date
+
+        /// The `Idempotency-Key` sent with every attempt.
+        public var idempotencyKey: String? {
+            headers.first { $0.key.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }?.value
+        }
+    }
+
+    /// A queued request the server refused with a `4xx`, or that can no longer be sent.
+    public struct DeadLetter: Codable, Sendable, Equatable {
+        /// The request.
+        public let entry: Entry
+        /// The status the server answered, or `nil` when the request could not be sent at all.
+        public let statusCode: Int?
+        /// The server's body, or the reason it could not be sent.
+        public let body: Data
+        /// When it was moved here.
+        public let at: Date
+    }
+
+    /// What happens to queued requests.
+    public enum Event: Sendable {
+        /// A request was written to the queue.
+        case queued(Entry)
+        /// A replay delivered it; the server answered with this status.
+        case delivered(Entry, statusCode: Int)
+        /// A replay got a `4xx` (or could not build the request): moved to the dead letters.
+        case deadLettered(DeadLetter)
+        /// A replay could not deliver it yet (a `5xx`, the network still unreachable); it stays first in line.
+        case stillQueued(Entry, reason: String)
+    }
+
+    private let journal: Journal
+    private let deadLetterFile: Journal
+    private let replayLock: URL
+    private let replays: Network
+    private let onEvent: @Sendable (Event) -> Void
+    private let io = DispatchQueue(label: "NetworkLayer.OfflineQueue.io")
+    private let state = Locked(ReplayState())
+    #if canImport(Network)
+        private let pathWatcher = PathWatcher()
+    #endif
+
+    private struct ReplayState {
+        var isReplaying = false
+        var failures = 0
+        var notBefore = Date.distantPast
+    }
+
+    /// Opens (or creates) the queue in `directory`.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the journal lives; created if needed. Use one directory per queue.
+    ///   - network: What replays are sent through: the transport and the middleware a queued request still needs
+    ///     (authentication, say), without this queue.
+    ///   - onEvent: Told about every request queued, delivered, dead-lettered or still waiting. Runs on an
+    ///     arbitrary thread.
+    /// - Throws: The file system's error when the directory cannot be created.
+    public init(
+        directory: URL,
+        replayingThrough network: Network,
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+    ) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        journal = Journal(file: directory.appendingPathComponent("journal"))
+        deadLetterFile = Journal(file: directory.appendingPathComponent("dead-letters"))
+        replayLock = directory.appendingPathComponent("replay.lock")
+        replays = network
+        self.onEvent = onEvent
+        startWatchingThePath()
+    }
+
+    /// The requests waiting to be sent, oldest first.
+    public func pendingEntries() throws -> [Entry] {
+        try JournalRecord.pending(in: journal.records())
+    }
+
+    /// The requests the server refused, oldest first.
+    public func deadLetters() throws -> [DeadLetter] {
+        try deadLetterFile.records().compactMap { try? JSONDecoder().decode(DeadLetter.self, from: $0) }
+    }
+
+    /// Forgets the dead letters.
+    public func clearDeadLetters() throws {
+        try deadLetterFile.removeAll()
+    }
+
+    /// Sends the waiting requests now, oldest first, until one cannot be delivered yet.
+    ///
+    /// Returns at once if this or another instance on the same directory is already replaying.
+    public func flush() async {
+        await replay(ignoringBackoff: true)
+    }
+
+    /// Adds the idempotency key, sends, and queues the request if the network cannot be reached; after a success,
+    /// replays what is waiting.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+    ) async throws -> (Data, HTTPURLResponse) {
+        guard context.options.queuesWhenOffline else {
+            let result = try await next(request, context)
+            replayInBackground()
+            return result
+        }
+        var request = request
+        if request.value(forHTTPHeaderField: "Idempotency-Key") == nil {
+            request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
+        }
+        do {
+            let result = try await next(request, context)
+            replayInBackground()
+            return result
+        } catch let error as NetworkError where ResponseCache.isConnectivity(error) {
+            let entry = try await enqueue(request)
+            throw NetworkError.queued(id: entry.id, underlyingError: error)
+        }
+    }
+
+    /// Writes a request to the journal and returns once it is on disk.
+    private func enqueue(_ request: URLRequest) async throws -> Entry {
+        guard let url = request.url else { throw JournalRecord.Failure(description: "the request has no URL") }
+        let entry = Entry(
+            id: UUID(), method: request.httpMethod ?? "GET", url: url, headers: request.allHTTPHeaderFields ?? [:],
+            body: request.httpBody, queuedAt: Date())
+        let record = try JSONEncoder().encode(JournalRecord(kind: .queued, entry: entry))
+        let journal = journal
+        try await onIOQueue { () throws(Journal.Failure) in try journal.append([record]) }
+        onEvent(.queued(entry))
+        return entry
+    }
+
+    /// Starts a replay in the background, unless one is running or the last one asks to wait.
+    private func replayInBackground() {
+        let due = state.withLock { !$0.isReplaying && Date() >= $0.notBefore }
+        guard due else { return }
+        Task { await replay(ignoringBackoff: false) }
+    }
+
+    private func replay(ignoringBackoff: Bool) async {
+        let starts = state.withLock { state -> Bool in
+            guard !state.isReplaying, ignoringBackoff || Date() >= state.notBefore else { return false }
+            state.isReplaying = true
+            return true
+        }
+        guard starts else { return }
+        defer { state.withLock { $0.isReplaying = false } }
+        guard let lock = try? await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: self.replayLock) })
+        else { return }
+        defer { lock.release() }
+        let journal = journal
+        let entries =
+            (try? await onIOQueue({ () throws(Journal.Failure) in JournalRecord.pending(in: try journal.records()) }))
+            ?? []
+        for entry in entries {
+            guard await deliver(entry) else { return }
+        }
+        // Drop what has been delivered, keeping anything queued meanwhile.
+        _ = try? await onIOQueue { () throws(Journal.Failure) in
+            try self.journal.rewrite(JournalRecord.compacted)
+        }
+    }
+
+    /// Sends one entry; returns whether the replay may go on to the next.
+    private func deliver(_ entry: Entry) async -> Bool {
+        var request = URLRequest(url: entry.url)
+        request.httpMethod = entry.method
+        request.allHTTPHeaderFields = entry.headers
+        request.httpBody = entry.body
+        request.timeoutInterval = replays.timeout
+        let outcome: Result<(Data, HTTPURLResponse), NetworkError>
+        do throws(NetworkError) {
+            outcome = .success(try await replays.response(forPrepared: request))
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let (data, response)) where (400..<500).contains(response.statusCode):
+            return await finish(
+                entry, deadLetter: DeadLetter(entry: entry, statusCode: response.statusCode, body: data, at: Date()))
+        case .success(let (_, response)) where response.statusCode >= 500:
+            return keepQueued(entry, reason: "HTTP \(response.statusCode)")
+        case .success(let (_, response)):
+            guard await finish(entry, deadLetter: nil) else { return false }
+            state.withLock { $0.failures = 0 }
+            onEvent(.delivered(entry, statusCode: response.statusCode))
+            return true
+        case .failure(.invalidRequest(let part, let reason, _)):
+            let reason = Data("the request can no longer be built: \(part): \(reason)".utf8)
+            return await finish(entry, deadLetter: DeadLetter(entry: entry, statusCode: nil, body: reason, at: Date()))
+        case .failure(let error):
+            return keepQueued(entry, reason: error.description)
+        }
+    }
+
+    /// Records an entry as delivered, or as dead with its letter; returns whether that is on disk (if not, the
+    /// replay stops, so that nothing is sent twice).
+    private func finish(_ entry: Entry, deadLetter: DeadLetter?) async -> Bool {
+        let encoder = JSONEncoder()
+        let record = JournalRecord(kind: deadLetter == nil ? .delivered : .dead, entry: entry)
+        guard let payload = try? encoder.encode(record) else { return false }
+        var letter: Data?
+        if let deadLetter {
+            guard let encoded = try? encoder.encode(deadLetter) else { return false }
+            letter = encoded
+        }
+        let (journal, deadLetterFile, encodedLetter) = (journal, deadLetterFile, letter)
+        do throws(Journal.Failure) {
+            try await onIOQueue { () throws(Journal.Failure) in
+                if let encodedLetter { try deadLetterFile.append([encodedLetter]) }
+                try journal.append([payload])
+            }
+        } catch {
+            return false
+        }
+        if let deadLetter { onEvent(.deadLettered(deadLetter)) }
+        return true
+    }
+
+    private func keepQueued(_ entry: Entry, reason: String) -> Bool {
+        state.withLock { state in
+            state.failures += 1
+            state.notBefore = Date() + min(300, pow(2, Double(state.failures - 1)))
+        }
+        onEvent(.stillQueued(entry, reason: reason))
+        return false
+    }
+
+    /// Runs blocking file work (`flock`, `fsync`) on the queue's own thread, never on a caller's.
+    private func onIOQueue<Result: Sendable>(
+        _ work: @escaping @Sendable () throws(Journal.Failure) -> Result
+    ) async throws(Journal.Failure) -> Result {
+        let outcome: Swift.Result<Result, Journal.Failure> = await withCheckedContinuation { continuation in
+            io.async { continuation.resume(returning: Swift.Result { () throws(Journal.Failure) in try work() }) }
+        }
+        return try outcome.get()
+    }
+
+    private func startWatchingThePath() {
+        #if canImport(Network)
+            pathWatcher.start { [weak self] in self?.replayInBackground() }
+        #endif
+    }
+}
+
+extension RequestOptions {
+    private enum QueuesWhenOfflineKey: RequestOptionKey {
+        static let defaultValue = false
+    }
+
+    /// Whether ``OfflineQueue`` keeps this route's request for later when the network cannot be reached. Defaults to
+    /// `false`; set it on routes that change something (POST, PUT, PATCH, DELETE) and are safe to send later.
+    public var queuesWhenOffline: Bool {
+        get { self[QueuesWhenOfflineKey.self] }
+        set { self[QueuesWhenOfflineKey.self] = newValue }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The right to replay a queue's journal: an exclusive `flock` on a file next to it, taken without waiting, so one
+/// instance (in this process or another) replays at a time.
+final class ReplayLock: Sendable {
+    private let fd: Int32
+
+    /// Takes the lock; throws if another instance holds it.
+    init(file: URL) throws(Journal.Failure) {
+        let fd = open(file.path, O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else { throw Journal.Failure(description: "open \(file.path) failed") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw Journal.Failure(description: "another instance is replaying")
+        }
+        self.fd = fd
+    }
+
+    /// Gives the lock back.
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import NetworkLayerTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A POST that may be queued while offline.
+struct NoteRoute: URLRequestProtocol {
+    var number: Int
+    var queues = true
+    var url: URL { URL(string: "https://api.example.com/notes")! }
+    var method: HTTPMethod { .post }
+    var body: Data? { Data(#"{"n":\#(number)}"#.utf8) }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.queuesWhenOffline = queues
+        return options
+    }
+}
+
+extension OfflineQueue.Entry {
+    /// The note number in the body.
+    var number: Int? {
+        body.flatMap { try? JSONDecoder().decode([String: Int].self, from: $0)["n"] }
+    }
+}
+
+/// Sends a note and returns the id it was queued under, or records an issue.
+func sendQueued(
+    _ route: NoteRoute,
+    through network: Network,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> UUID? {
+    do {
+        try await network.send(route)
+        Issue.record("expected the note to be queued", sourceLocation: sourceLocation)
+    } catch .queued(let id, let underlying) {
+        #expect(transportFailure(underlying as? NetworkError) != nil, "\(underlying)", sourceLocation: sourceLocation)
+        return id
+    } catch {
+        Issue.record("expected .queued, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+@Suite("OfflineQueue", .timeLimit(.minutes(2)))
+struct OfflineQueueTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)")
+    let offline = MockTransport(defaultResponse: .failure(URLError(.notConnectedToInternet)))
+
+    func queue(replayingThrough transport: MockTransport, events: Locked<[String]> = Locked([])) throws -> OfflineQueue
+    {
+        try OfflineQueue(directory: directory, replayingThrough: Network(transport: transport)) { event in
+            events.withLock { $0.append(Self.describe(event)) }
+        }
+    }
+
+    static func describe(_ event: OfflineQueue.Event) -> String {
+        switch event {
+        case .queued(let entry): "queued \(entry.number ?? -1)"
+        case .delivered(let entry, let status): "delivered \(entry.number ?? -1) \(status)"
+        case .deadLettered(let letter): "dead \(letter.entry.number ?? -1) \(letter.statusCode ?? 0)"
+        case .stillQueued(let entry, _): "waiting \(entry.number ?? -1)"
+        }
+    }
+
+    @Test func queuedWhileOfflineThenDeliveredOnceInOrderAfterARestart() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try queue(replayingThrough: offline)
+        let network = Network(transport: offline, middleware: [first])
+        var ids: [UUID] = []
+        for number in 1...5 { ids += [await sendQueued(NoteRoute(number: number), through: network)].compactMap { $0 } }
+        let queued = try first.pendingEntries()
+        #expect(queued.map(\.id) == ids)
+        let keys = queued.map(\.idempotencyKey)
+        #expect(Set(keys.compactMap { $0 }).count == 5, "each request has its own key")
+        #expect(
+            offline.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") } == keys,
+            "the key of the first attempt is the one queued")
+
+        let server = MockTransport(defaultResponse: .status(201))
+        let events = Locked<[String]>([])
+        let restarted = try queue(replayingThrough: server, events: events)
+        await restarted.flush()
+        #expect(
+            server.requests.compactMap { $0.httpBody.flatMap { String(decoding: $0, as: UTF8.self) } }
+                == (1...5).map { #"{"n":\#($0)}"# })
+        #expect(server.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") } == keys)
+        #expect(server.requests.allSatisfy { $0.httpMethod == "POST" })
+        #expect(try restarted.pendingEntries().isEmpty)
+        #expect(events.withLock { $0 } == (1...5).map { "delivered \($0) 201" })
+        await restarted.flush()
+        #expect(server.requests.count == 5, "nothing is sent twice")
+    }
+
+    @Test func aRefusedReplayIsADeadLetterTheAppCanReadAndClear() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try queue(replayingThrough: offline)])
+        _ = await sendQueued(NoteRoute(number: 1), through: network)
+        _ = await sendQueued(NoteRoute(number: 2), through: network)
+        let server = MockTransport()
+        server.respond(where: { $0.httpBody == Data(#"{"n":1}"#.utf8) }, with: .status(422, body: Data("bad".utf8)))
+        server.respondByDefault(with: .status(200))
+        let events = Locked<[String]>([])
+        let replaying = try queue(replayingThrough: server, events: events)
+        await replaying.flush()
+        let letters = try replaying.deadLetters()
+        #expect(letters.count == 1)
+        #expect(letters.first?.statusCode == 422)
+        #expect(letters.first?.body == Data("bad".utf8))
+        #expect(letters.first?.entry.number == 1)
+        #expect(try replaying.pendingEntries().isEmpty)
+        #expect(events.withLock { $0 } == ["dead 1 422", "delivered 2 200"])
+        try replaying.clearDeadLetters()
+        #expect(try replaying.deadLetters().isEmpty)
+    }
+
+    @Test func aServerErrorKeepsTheEntryFirstInLine() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try queue(replayingThrough: offline)])
+        _ = await sendQueued(NoteRoute(number: 1), through: network)
+        _ = await sendQueued(NoteRoute(number: 2), through: network)
+        let server = MockTransport(defaultResponse: .status(503))
+        let events = Locked<[String]>([])
+        let replaying = try queue(replayingThrough: server, events: events)
+        await replaying.flush()
+        #expect(server.requests.count == 1, "the second is not sent before the first")
+        #expect(try replaying.pendingEntries().map(\.number) == [1, 2])
+        #expect(events.withLock { $0 } == ["waiting 1"])
+    }
+
+    @Test func onlyRoutesThatAskAreQueuedAndOnlyWhenTheNetworkIsUnreachable() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try queue(replayingThrough: offline)
+        let network = Network(transport: offline, middleware: [queue])
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.send(NoteRoute(number: 1, queues: false))
+        }
+        #expect(transportFailure(error) == .offline)
+        let failing = MockTransport(defaultResponse: .status(500))
+        let serverError = await #expect(throws: NetworkError.self) {
+            try await Network(transport: failing, middleware: [queue]).send(NoteRoute(number: 2))
+        }
+        #expect(serverError?.statusCode == 500)
+        #expect(try queue.pendingEntries().isEmpty)
+    }
+
+    @Test func aLaterSuccessReplaysWhatIsWaiting() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = MockTransport()
+        mock.respond(to: NoteRoute(number: 1), with: [.failure(URLError(.cannotConnectToHost)), .status(201)])
+        mock.respondByDefault(with: .status(200))
+        let queue = try queue(replayingThrough: mock)
+        let network = Network(transport: mock, middleware: [queue])
+        _ = await sendQueued(NoteRoute(number: 1), through: network)
+        try await network.send(UserRoute.deleteUser(id: 3))  // the network is back
+        try await waitUntil(seconds: 5) { (try? queue.pendingEntries().isEmpty) == true }
+        #expect(mock.requests.filter { $0.httpBody == Data(#"{"n":1}"#.utf8) }.count == 2, "the attempt and one replay")
+    }
+
+    @Test func aTornLastRecordIsIgnoredAndEarlierRecordsStay() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try queue(replayingThrough: offline)])
+        for number in 1...3 { _ = await sendQueued(NoteRoute(number: number), through: network) }
+        let journal = directory.appendingPathComponent("journal")
+        let handle = try FileHandle(forWritingTo: journal)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0, 0, 1, 0, 0xDE, 0xAD]) + Data("{\"kind\":\"queu".utf8))  // torn
+        try handle.close()
+        let reopened = try queue(replayingThrough: offline)
+        #expect(try reopened.pendingEntries().map(\.number) == [1, 2, 3])
+        let again = Network(transport: offline, middleware: [reopened])
+        _ = await sendQueued(NoteRoute(number: 4), through: again)
+        #expect(try reopened.pendingEntries().map(\.number) == [1, 2, 3, 4], "a record after a torn one is readable")
+    }
+
+    @Test func twoInstancesOnOneDirectoryNeverReplayAnEntryTwice() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try queue(replayingThrough: offline)])
+        for number in 1...10 { _ = await sendQueued(NoteRoute(number: number), through: network) }
+        let server = MockTransport(defaultResponse: .status(200).delayed(by: .milliseconds(20)))
+        let first = try queue(replayingThrough: server)
+        let second = try queue(replayingThrough: server)
+        for _ in 0..<3 {
+            async let a: Void = first.flush()
+            async let b: Void = second.flush()
+            _ = await (a, b)
+        }
+        let numbers = server.requests.compactMap { $0.httpBody.flatMap { String(decoding: $0, as: UTF8.self) } }
+        #expect(numbers == (1...10).map { #"{"n":\#($0)}"# })
+        #expect(try first.pendingEntries().isEmpty && second.pendingEntries().isEmpty)
+    }
+
+    #if os(Linux)
+        @Test func everyRequestAProcessWasToldWasQueuedSurvivesItBeingKilled() async throws {
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let child = Bundle.module.bundleURL.deletingLastPathComponent()
+                .appendingPathComponent("networklayer-journal-child")
+            var acknowledged: [Int] = []
+            for round in 0..<6 {
+                let process = Process()
+                process.executableURL = child
+                process.arguments = [directory.path, String(round * 1_000_000)]
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                try await Task.sleep(for: .milliseconds(Int.random(in: 80...400)))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    .split(separator: "\n")
+                acknowledged += lines.compactMap { $0.hasPrefix("queued ") ? Int($0.dropFirst(7)) : nil }
+            }
+            #expect(acknowledged.count > 50, "the child queued something before each kill")
+            let survivor = try queue(replayingThrough: offline)
+            let queued = try survivor.pendingEntries().compactMap(\.number)
+            #expect(
+                Set(acknowledged).isSubset(of: Set(queued)),
+                "missing: \(Set(acknowledged).subtracting(queued).sorted().prefix(10))")
+            #expect(queued == queued.sorted(), "in the order they were queued")
+        }
+    #endif
+}
