@@ -15,14 +15,17 @@ struct NewUser: Codable {
     var email: String
 }
 
-/// The demo API: each case is one endpoint; the base URL is written once.
+/// The demo API: each case is one endpoint; the base URL, production's, is written once. The demo's environment
+/// sends the routes elsewhere (the in-memory API, or `--base-url`) without touching them.
 enum UserRoute: Endpoint {
     case listUsers
     case getUser(id: Int)
     case createUser(name: String, email: String)
     case deleteUser(id: Int)
 
-    var baseURL: URL { DemoOptions.current.baseURL }
+    static let production = URL(string: "https://api.example.com/v1")!
+
+    var baseURL: URL { Self.production }
 
     var path: String {
         switch self {

@@ -4,8 +4,12 @@ import NetworkLayer
 // with `--base-url URL` the same routes go to a real server.
 
 let options = DemoOptions.current
-// Against a real server: the platform's recommended transport (CurlTransport on Linux), as Network.default uses.
-let network = options.usesRealServer ? Network.default : Network(transport: InMemoryUsersAPI())
+// The routes say production; an environment sends them to the in-memory API or to --base-url instead. Against a
+// real server, the platform's recommended transport (CurlTransport on Linux), as Network.default uses.
+let environment = Environment(
+    options.usesRealServer ? "--base-url" : "in-memory", baseURLs: [UserRoute.production: options.baseURL])
+let network = (options.usesRealServer ? Network.default : Network(transport: InMemoryUsersAPI()))
+    .withEnvironment(environment)
 
 let target = options.usesRealServer ? options.baseURL.absoluteString : "an in-memory users API"
 print("NetworkLayer demo against \(target)\n")

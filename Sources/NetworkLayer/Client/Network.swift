@@ -31,6 +31,9 @@ public struct Network: Sendable {
     /// What every request goes through on its way to the transport, in order: the first sees the request first and
     /// the response last. See ``Middleware``.
     public var middleware: [any Middleware]
+    /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
+    /// ``Environment/asDeclared``.
+    public var environment: Environment
 
     /// Creates a network over a transport.
     ///
@@ -44,21 +47,35 @@ public struct Network: Sendable {
     /// - Parameters:
     ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
     ///   - middleware: What every request goes through, first to last. Defaults to none.
+    ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
     ///   - decoder: The decoder for JSON bodies.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
     ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
     public init(
         transport: any Transport,
         middleware: [any Middleware] = [],
+        environment: Environment = .asDeclared,
         decoder: JSONDecoder = JSONDecoder(),
         acceptableStatusCodes: Set<Int> = Set(200..<300),
         timeout: TimeInterval = 60
     ) {
         self.transport = transport
         self.middleware = middleware
+        self.environment = environment
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.timeout = timeout
+    }
+
+    /// A copy of this network that sends ``Endpoint`` routes to `environment`.
+    ///
+    /// ```swift
+    /// let staging = network.withEnvironment(Environment("staging", baseURLs: [production: stagingURL]))
+    /// ```
+    public func withEnvironment(_ environment: Environment) -> Network {
+        var copy = self
+        copy.environment = environment
+        return copy
     }
 
     /// A copy of this network with another deadline, for one call or a group of calls.
@@ -152,6 +169,6 @@ extension Network {
     /// Builds the request for a route with this network's deadline, set while the request is still uniquely owned
     /// (changing a built `URLRequest` copies it on Linux).
     func makeRequest(for route: some URLRequestProtocol) throws(NetworkError) -> URLRequest {
-        try RequestBuilder.makeURLRequest(for: route, timeout: timeout)
+        try RequestBuilder.makeURLRequest(for: route, timeout: timeout, environment: environment)
     }
 }

@@ -9,9 +9,10 @@ import Foundation
 enum RequestBuilder {
     static func makeURLRequest(
         for route: some URLRequestProtocol,
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        environment: Environment = .asDeclared
     ) throws(NetworkError) -> URLRequest {
-        let url = try read(.url) { try route.url }
+        let url = try url(of: route, in: environment)
         try validate(url)
         let method = route.method
         guard isToken(method.rawValue) else {
@@ -38,6 +39,17 @@ enum RequestBuilder {
         }
         if !fields.isEmpty { request.allHTTPHeaderFields = fields }
         return request
+    }
+
+    /// The route's URL; for an ``Endpoint`` whose base URL the environment maps, joined to the mapped base instead.
+    private static func url(of route: some URLRequestProtocol, in environment: Environment) throws(NetworkError) -> URL
+    {
+        if !environment.baseURLs.isEmpty, let endpoint = route as? any Endpoint,
+            let base = environment.baseURL(for: endpoint.baseURL)
+        {
+            return try URLJoining.url(base: base, path: endpoint.path, queryItems: endpoint.queryItems)
+        }
+        return try read(.url) { try route.url }
     }
 
     /// Runs a route getter, turning anything it throws into an error that names the part.
