@@ -7,6 +7,8 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 
 // OpenSSL's numbers, facts of its ABI.
 enum {
@@ -269,7 +271,47 @@ void testtls_free_context(void *context) {
     if (context) ssl.ssl_ctx_free(context);
 }
 
+// OpenSSL writes to the socket with write(2), which raises SIGPIPE when the client has gone (a client that refused
+// the certificate, say) and would kill the test process. Around each OpenSSL call, SIGPIPE is blocked on this thread
+// and one it raised is taken off again, so the call fails with EPIPE instead.
+static void *accept_session(void *context, int fd, char *error, size_t capacity);
+
+typedef struct {
+    sigset_t previous;
+    int was_pending;
+} quiet_pipe;
+
+static quiet_pipe quiet_pipe_begin(void) {
+    quiet_pipe state;
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    sigpending(&pending);
+    state.was_pending = sigismember(&pending, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &state.previous);
+    return state;
+}
+
+static void quiet_pipe_end(quiet_pipe state) {
+    if (!state.was_pending) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        struct timespec zero = {0, 0};
+        for (int i = 0; i < 4 && sigtimedwait(&pipe, NULL, &zero) == SIGPIPE; i++) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &state.previous, NULL);
+}
+
 void *testtls_accept(void *context, int fd, char *error, size_t capacity) {
+    quiet_pipe quiet = quiet_pipe_begin();
+    void *session = accept_session(context, fd, error, capacity);
+    quiet_pipe_end(quiet);
+    return session;
+}
+
+static void *accept_session(void *context, int fd, char *error, size_t capacity) {
     void *session = ssl.ssl_new(context);
     if (!session || ssl.ssl_set_fd(session, fd) != 1) {
         fail("SSL_new failed", error, capacity);
@@ -285,7 +327,9 @@ void *testtls_accept(void *context, int fd, char *error, size_t capacity) {
 }
 
 int testtls_read(void *session, void *buffer, int capacity) {
+    quiet_pipe quiet = quiet_pipe_begin();
     int count = ssl.ssl_read(session, buffer, capacity);
+    quiet_pipe_end(quiet);
     if (count > 0) return count;
     int reason = ssl.ssl_get_error(session, count);
     if (reason == SSL_ERROR_ZERO_RETURN) return 0;
@@ -296,10 +340,17 @@ int testtls_read(void *session, void *buffer, int capacity) {
 
 int testtls_pending(void *session) { return ssl.ssl_pending(session); }
 
-int testtls_write(void *session, const void *buffer, int count) { return ssl.ssl_write(session, buffer, count); }
+int testtls_write(void *session, const void *buffer, int count) {
+    quiet_pipe quiet = quiet_pipe_begin();
+    int written = ssl.ssl_write(session, buffer, count);
+    quiet_pipe_end(quiet);
+    return written;
+}
 
 void testtls_close(void *session) {
+    quiet_pipe quiet = quiet_pipe_begin();
     ssl.ssl_shutdown(session);
+    quiet_pipe_end(quiet);
     ssl.ssl_free(session);
 }
 

@@ -67,6 +67,7 @@ public final class TestHTTPServer: Sendable {
     private let handler: @Sendable (ReceivedRequest) -> ServerReply
     private let state = ServerState()
     private let security: (any ConnectionSecurity)?
+    private let maximumRequestBodySize: Int
 
     /// The loopback address the server listens on.
     public let host: String
@@ -76,13 +77,18 @@ public final class TestHTTPServer: Sendable {
     /// - Parameters:
     ///   - recordsRequests: Whether ``requests`` keeps every request; a benchmark turns it off.
     ///   - security: What each connection goes through before HTTP, such as TLS; `nil` for plain HTTP.
+    ///   - maximumRequestBodySize: A request announcing a longer body is answered after its head alone (the handler
+    ///     sees an empty body), then the connection is closed with the rest unread, as a server refusing an upload
+    ///     with a 413 does.
     public init(
         host: String = "127.0.0.1",
         recordsRequests: Bool = true,
         security: (any ConnectionSecurity)? = nil,
+        maximumRequestBodySize: Int = .max,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) throws {
         self.handler = handler
+        self.maximumRequestBodySize = maximumRequestBodySize
         self.host = host
         self.security = security
         state.recordsRequests = recordsRequests
@@ -91,7 +97,9 @@ public final class TestHTTPServer: Sendable {
         let state = state
         let handler = handler
         let thread = Thread {
-            Self.acceptLoop(listener: listener, state: state, security: security, handler: handler)
+            Self.acceptLoop(
+                listener: listener, state: state, security: security,
+                maximumRequestBodySize: maximumRequestBodySize, handler: handler)
         }
         thread.start()
     }
@@ -119,6 +127,7 @@ public final class TestHTTPServer: Sendable {
         listener: Int32,
         state: ServerState,
         security: (any ConnectionSecurity)?,
+        maximumRequestBodySize: Int,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) {
         defer { close(listener) }
@@ -130,7 +139,10 @@ public final class TestHTTPServer: Sendable {
             let thread = Thread {
                 defer { close(connection) }
                 guard let io = security.map({ $0.accept(connection) }) ?? PlainIO(fd: connection) else { return }
-                Connection(fd: connection, io: io, state: state, handler: handler).run()
+                Connection(
+                    fd: connection, io: io, state: state, maximumRequestBodySize: maximumRequestBodySize,
+                    handler: handler
+                ).run()
             }
             thread.start()
         }
@@ -142,6 +154,7 @@ private struct Connection {
     let fd: Int32
     let io: any ConnectionIO
     let state: ServerState
+    let maximumRequestBodySize: Int
     let handler: @Sendable (ReceivedRequest) -> ServerReply
 
     func run() {
@@ -149,9 +162,9 @@ private struct Connection {
         var buffer = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while !state.isStopped {
-            guard let request = readRequest(&buffer, chunk: &chunk) else { return }
+            guard let (request, bodyRead) = readRequest(&buffer, chunk: &chunk) else { return }
             state.record(request)
-            guard write(handler(request), for: request) else { return }
+            guard write(handler(request), for: request), bodyRead else { return }
         }
     }
 
@@ -223,8 +236,9 @@ private struct Connection {
         return recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0
     }
 
-    /// Reads one request; `nil` when the client closes, the server stops or the request is malformed.
-    private func readRequest(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> ReceivedRequest? {
+    /// Reads one request, and whether its body was read (not when it is over ``maximumRequestBodySize``); `nil` when
+    /// the client closes, the server stops or the request is malformed.
+    private func readRequest(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> (ReceivedRequest, bodyRead: Bool)? {
         var headEnd = HTTPParsing.endOfHead(buffer)
         while headEnd == nil {
             guard readMore(&buffer, chunk: &chunk) else { return nil }
@@ -233,12 +247,13 @@ private struct Connection {
         guard let headEnd, var request = HTTPParsing.parseHead(Array(buffer[..<headEnd])) else { return nil }
         buffer.removeFirst(headEnd + 4)
         let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
+        guard length <= maximumRequestBodySize else { return (request, false) }
         while buffer.count < length {
             guard readMore(&buffer, chunk: &chunk) else { return nil }
         }
         request.body = Data(buffer.prefix(length))
         buffer.removeFirst(length)
-        return request
+        return (request, true)
     }
 
     private func readMore(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {

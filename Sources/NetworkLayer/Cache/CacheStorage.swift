@@ -57,7 +57,7 @@ final class CacheStorage: Sendable {
         guard let directory else { return nil }
         let name = Self.fileName(for: key)
         let file = directory.appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        guard let data = fileContents(atPath: file.path) else { return nil }
         guard let response = Self.decode(data) else {
             remove(fileNamed: name)
             return nil

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestServer
 import NetworkLayer
+import TLSTestServer
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -333,5 +334,59 @@ extension LoopbackIntegration {
             #expect(String(decoding: second, as: UTF8.self) == #"{"x":2}"#)
             #expect(count.withLock { $0 } == 2)
         }
+    }
+}
+
+extension LoopbackIntegration {
+    /// A server that answers an upload's head with a 413 and closes with the body unread, as servers with an upload
+    /// limit do: the client is still writing into a closed connection, which must not kill the process (SIGPIPE) or
+    /// pass for success.
+    @Suite("A server that closes while the body is being uploaded", .timeLimit(.minutes(1)))
+    struct RefusedUploadTests {
+        static let upload = RequestBody(data: Data(repeating: 0x61, count: 32 << 20), contentType: "text/plain")
+
+        func expectRefused(_ network: Network, _ server: TestHTTPServer) async throws {
+            let route = TestRoute(
+                server.baseURL.appendingPathComponent("uploads").absoluteString, method: .post, body: Self.upload)
+            for _ in 0..<3 {
+                let error = await sendExpectingFailure(network, route)
+                switch error {
+                case .unacceptableStatus(413, _, _): break
+                case .transport(.connectionLost, _): break
+                default: Issue.record("expected the 413 or a lost connection, got \(String(describing: error))")
+                }
+            }
+            #expect(server.requests.count == 3)
+            #expect(server.requests.allSatisfy { $0.body.isEmpty }, "the server read none of the bodies")
+            let user: User = try await network.send(
+                TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString))
+            #expect(user == alice, "the transport still works")
+        }
+
+        static func refusingServer(security: (any ConnectionSecurity)? = nil) throws -> TestHTTPServer {
+            try TestHTTPServer(security: security, maximumRequestBodySize: 1024) { request in
+                request.method == "POST"
+                    ? .response(status: 413, headers: ["Connection": "close"], body: Data("too large".utf8))
+                    : .json(aliceJSON)
+            }
+        }
+
+        @Test(arguments: TransportKind.all)
+        func overHTTP(_ kind: TransportKind) async throws {
+            let server = try Self.refusingServer()
+            defer { server.stop() }
+            try await expectRefused(try kind.network(timeout: 20), server)
+        }
+
+        #if os(Linux)
+            @Test func overHTTPSWithCurlTransport() async throws {
+                let certificates = try TestCertificates()
+                let server = try Self.refusingServer(
+                    security: TLSSecurity(identity: certificates.server(named: "upload")))
+                defer { server.stop() }
+                let transport = try CurlTransport(additionalTrustedCertificates: certificates.authority.certificate)
+                try await expectRefused(Network(transport: transport, timeout: 20), server)
+            }
+        #endif
     }
 }

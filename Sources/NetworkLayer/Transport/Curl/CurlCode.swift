@@ -33,6 +33,9 @@
         /// Whether the code says the connection ended (partial file, nothing received, send or receive error).
         var isConnectionEnd: Bool { [18, 52, 55, 56].contains(rawValue) }
 
+        /// Whether the code is about TLS: the handshake, a certificate, the CA file.
+        var isTLS: Bool { [35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98].contains(rawValue) }
+
         /// libcurl's short description of the code.
         var text: String { String(cString: nl_curl_easy_strerror(rawValue)) }
     }

@@ -241,6 +241,9 @@
         private func error(for code: CurlCode) -> NetworkError {
             let detail = String(cString: easy.errorBuffer)
             let description = "\(detail.isEmpty ? code.text : detail) (curl error \(code.rawValue))"
+            if code.isTLS, let failure = TLSFailure(message: description) {
+                return failure.error(message: description, url: chain.current.url)
+            }
             var urlCode = code.urlErrorCode
             if head.statusCode != nil && !head.isComplete && code.isConnectionEnd { urlCode = .networkConnectionLost }
             let error = URLError(urlCode, description: description, url: chain.current.url)

@@ -27,7 +27,8 @@
     ///   `Content-Length` is ``NetworkError/TransportFailure/badResponse``, and so is a header block (or trailers)
     ///   over ``maximumHeaderSize``; a connection closed inside the header block is
     ///   ``NetworkError/TransportFailure/connectionLost``;
-    /// - no cookies are stored or sent; TLS peer and host verification are always on, TLS 1.2 at least;
+    /// - no cookies are stored or sent; TLS peer and host verification are always on, TLS 1.2 at least
+    ///   (``minimumTLSVersion``); a certificate or handshake failure says which check failed;
     /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can;
     /// - a body with no `Content-Type` is sent as `application/json` or `application/octet-stream`, never as a form.
     ///
@@ -44,6 +45,9 @@
         public let maximumConnectionsPerHost: Int
         /// A PEM file of certificate authorities trusted in addition to the system's, or `nil`.
         public let additionalTrustedCertificates: URL?
+        /// The oldest TLS version accepted; a server that offers only older ones fails with
+        /// ``NetworkError/TransportFailure/insecureConnection``.
+        public let minimumTLSVersion: TLSVersion
 
         private let loop: CurlEventLoop
         private let deadlines = DeadlineMonitor()
@@ -79,6 +83,7 @@
         ///   - additionalTrustedCertificates: A PEM file of certificate authorities to trust besides the system's,
         ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
         ///     libcurl older than 7.77.0 the file replaces the system's authorities instead of adding to them.
+        ///   - minimumTLSVersion: The oldest TLS version accepted. Defaults to ``TLSVersion/tls12``.
         /// - Throws: ``Unavailable`` when libcurl cannot be loaded or is older than 7.68.0, or the trusted
         ///   certificates file cannot be read or holds no PEM certificate.
         public init(
@@ -86,7 +91,8 @@
             maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
             maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
             maximumConnectionsPerHost: Int = CurlTransport.defaultMaximumConnectionsPerHost,
-            additionalTrustedCertificates: URL? = nil
+            additionalTrustedCertificates: URL? = nil,
+            minimumTLSVersion: TLSVersion = .tls12
         ) throws(Unavailable) {
             try CurlLibrary.load()
             let trusted = try additionalTrustedCertificates.map { file throws(Unavailable) in
@@ -97,10 +103,12 @@
             self.maximumHeaderSize = maximumHeaderSize
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.additionalTrustedCertificates = additionalTrustedCertificates
+            self.minimumTLSVersion = minimumTLSVersion
             let rules = CurlTransferRules(
                 redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
                 maximumHeaderSize: maximumHeaderSize, trustedCertificates: trusted,
-                minimumTLSVersion: Int(NLCURL_SSLVERSION_TLSv1_2))
+                minimumTLSVersion: minimumTLSVersion == .tls13
+                    ? Int(NLCURL_SSLVERSION_TLSv1_3) : Int(NLCURL_SSLVERSION_TLSv1_2))
             loop = try CurlEventLoop(rules: rules, maximumConnectionsPerHost: maximumConnectionsPerHost)
         }
 
@@ -113,14 +121,14 @@
         static func trustedCertificates(
             adding file: URL
         ) throws(Unavailable) -> CurlTransferRules.TrustedCertificates {
-            guard let added = FileManager.default.contents(atPath: file.path) else {
+            guard let added = fileContents(atPath: file.path) else {
                 throw Unavailable(reason: "the trusted certificates file \(file.path) cannot be read")
             }
             guard String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
                 throw Unavailable(reason: "the trusted certificates file \(file.path) holds no PEM certificate")
             }
             guard CurlLibrary.takesCertificateBlobs else { return .file(file) }
-            let system = CurlLibrary.defaultCertificateBundle.flatMap { FileManager.default.contents(atPath: $0.path) }
+            let system = CurlLibrary.defaultCertificateBundle.flatMap { fileContents(atPath: $0.path) }
             return .blob((system ?? Data()) + Data("\n".utf8) + added)
         }
 

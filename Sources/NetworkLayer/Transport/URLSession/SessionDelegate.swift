@@ -13,14 +13,22 @@ import Foundation
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let redirectPolicy: RedirectPolicy
     let maximumResponseSize: Int
+    /// Certificate authorities (DER) trusted besides the system's, on Apple platforms.
+    let trustedCertificates: [Data]
     private let canceller: TaskCanceller
     private let tasks = Locked([Int: TaskContext]())
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
 
-    init(redirectPolicy: RedirectPolicy, maximumResponseSize: Int, canceller: TaskCanceller) {
+    init(
+        redirectPolicy: RedirectPolicy,
+        maximumResponseSize: Int,
+        trustedCertificates: [Data],
+        canceller: TaskCanceller
+    ) {
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
+        self.trustedCertificates = trustedCertificates
         self.canceller = canceller
     }
 
@@ -111,8 +119,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
-            // Server trust is evaluated by the system; with no credential storage (the stateless configuration), a
-            // 401 or 407 then completes as a response like any other.
+            // Server trust is the system's evaluation, with the transport's extra authorities when it has some; with
+            // no credential storage (the stateless configuration), a 401 or 407 completes as a response.
+            if !trustedCertificates.isEmpty,
+                challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+                let trust = challenge.protectionSpace.serverTrust,
+                ServerTrust.evaluate(trust, anchors: trustedCertificates)
+            {
+                return completionHandler(.useCredential, URLCredential(trust: trust))
+            }
             completionHandler(.performDefaultHandling, nil)
         #endif
     }

@@ -20,7 +20,8 @@ struct TaskContext {
     }
 
     /// Maps the codes libcurl leaves vague: a garbage status line arrives as `unsupportedURL` (the URL itself was
-    /// checked before sending), and a body cut short (fixed length or chunked) as `unknown`.
+    /// checked before sending), a body cut short (fixed length or chunked) as `unknown`, and so does every TLS
+    /// failure, which is told apart by its text.
     static func classify(_ error: any Error, afterResponse: Bool, url: URL?) -> any Error {
         guard let error = error as? URLError else { return error }
         switch error.code {
@@ -29,6 +30,11 @@ struct TaskContext {
         case .unsupportedURL where url?.scheme.map(RequestBuilder.isHTTP) == true:
             return NetworkError.transport(.badResponse, underlyingError: error)
         case .unknown:
+            // FoundationNetworking turns every TLS failure into `unknown` with libcurl's text: read the check from it.
+            let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+            if !afterResponse, let failure = TLSFailure(message: message) {
+                return failure.error(message: message, url: url)
+            }
             return NetworkError.transport(afterResponse ? .connectionLost : .badResponse, underlyingError: error)
         default:
             return error

@@ -46,18 +46,61 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport with its own session and delegate.
     ///
+    /// To trust a private certificate authority on Apple platforms, use
+    /// `init(configuration:redirectPolicy:maximumResponseSize:additionalTrustedCertificates:)`. On Linux,
+    /// FoundationNetworking trusts only the system's store and asks no delegate about server trust, so a private
+    /// CA goes into that store (`update-ca-certificates`), or the requests go through
+    /// `CurlTransport(additionalTrustedCertificates:)`.
+    ///
     /// - Parameters:
     ///   - configuration: The session configuration. Defaults to ``statelessConfiguration()``.
     ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
     ///   - maximumResponseSize: The largest body accepted, in bytes. Defaults to 100 MiB.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
         redirectPolicy: RedirectPolicy = .default,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
     ) {
+        self.init(
+            configuration: configuration, redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
+            trustedCertificates: [])
+    }
+
+    #if !canImport(FoundationNetworking)
+        /// Creates a transport that also trusts the certificate authorities in a PEM file, for a private CA (a
+        /// company API, a staging or test server), for this transport only (Apple platforms).
+        ///
+        /// - Throws: `URLError(.fileDoesNotExist)` when the file cannot be read, `URLError(.cannotDecodeRawData)`
+        ///   when it holds no PEM certificate.
+        public convenience init(
+            configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
+            redirectPolicy: RedirectPolicy = .default,
+            maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+            additionalTrustedCertificates file: URL
+        ) throws {
+            guard let pem = fileContents(atPath: file.path) else {
+                throw URLError(.fileDoesNotExist, description: "\(file.path) cannot be read", url: file)
+            }
+            let certificates = PEM.certificates(in: pem)
+            guard !certificates.isEmpty else {
+                throw URLError(.cannotDecodeRawData, description: "\(file.path) holds no PEM certificate", url: file)
+            }
+            self.init(
+                configuration: configuration, redirectPolicy: redirectPolicy,
+                maximumResponseSize: maximumResponseSize, trustedCertificates: certificates)
+        }
+    #endif
+
+    private init(
+        configuration: URLSessionConfiguration,
+        redirectPolicy: RedirectPolicy,
+        maximumResponseSize: Int,
+        trustedCertificates: [Data]
+    ) {
         let canceller = TaskCanceller()
         let delegate = SessionDelegate(
-            redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize, canceller: canceller)
+            redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
+            trustedCertificates: trustedCertificates, canceller: canceller)
         self.canceller = canceller
         let (configuration, credentials) = Self.separatingCredentials(from: configuration)
         self.configuredCredentials = credentials
@@ -117,6 +160,10 @@ public final class URLSessionTransport: Transport {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
+        #if !canImport(FoundationNetworking)
+            // FoundationNetworking ignores this setting; see the README's Linux notes.
+            configuration.tlsMinimumSupportedProtocolVersion = .TLSv12
+        #endif
         return configuration
     }
 
