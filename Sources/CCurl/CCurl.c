@@ -135,12 +135,12 @@ int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char
     return curl.easy_setopt(easy, option, callback);
 }
 int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
-    // struct curl_blob: the bytes, their length, and CURL_BLOB_COPY (1) so that libcurl keeps its own copy.
+    // struct curl_blob: the bytes, their length, and CURL_BLOB_NOCOPY (0): libcurl points at the caller's bytes.
     struct {
         const void *data;
         size_t len;
         unsigned int flags;
-    } blob = {data, length, 1};
+    } blob = {data, length, 0};
     return curl.easy_setopt(easy, option, &blob);
 }
 

@@ -86,7 +86,8 @@ int nl_curl_easy_setopt_long(void *easy, int option, long value);
 int nl_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int nl_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char *, size_t, size_t, void *));
-/// Sets a blob option (libcurl 7.77.0 and later) from bytes that libcurl copies.
+/// Sets a blob option (libcurl 7.77.0 and later) to bytes that libcurl does not copy: they must outlive every
+/// transfer of the handle until the option is reset.
 int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nl_curl_easy_getinfo_string(void *easy, int info, const char **value);

@@ -12,7 +12,7 @@ struct CacheFreshness {
 
     /// How long a response with these headers is fresh; `nil` when it must be revalidated before every use.
     func lifetime(of headers: [String: String]) -> TimeInterval? {
-        let control = CacheControl(Self.value("Cache-Control", in: headers))
+        let control = CacheControl(headers.value(forHeaderField: "Cache-Control"))
         if control.noCache { return nil }
         switch option {
         case .none:
@@ -22,8 +22,10 @@ struct CacheFreshness {
         case .followingServer:
             if isShared, let shared = control.sharedMaxAge { return shared }
             if let maxAge = control.maxAge { return maxAge }
-            guard let expires = Self.value("Expires", in: headers).flatMap(RetryAfter.httpDate) else { return nil }
-            let date = Self.value("Date", in: headers).flatMap(RetryAfter.httpDate) ?? Date()
+            guard let expires = headers.value(forHeaderField: "Expires").flatMap(RetryAfter.httpDate) else {
+                return nil
+            }
+            let date = headers.value(forHeaderField: "Date").flatMap(RetryAfter.httpDate) ?? Date()
             return max(0, expires.timeIntervalSince(date))
         }
     }
@@ -31,7 +33,7 @@ struct CacheFreshness {
     /// The entry to store for a `200`, or `nil` when it must not be stored.
     func entry(for request: URLRequest, response: HTTPURLResponse, body: Data, storedAt: Date) -> CachedResponse? {
         let headers = response.headerFields
-        let control = CacheControl(Self.value("Cache-Control", in: headers))
+        let control = CacheControl(headers.value(forHeaderField: "Cache-Control"))
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         guard !control.noStore, !requestControl.noStore, let url = response.url else { return nil }
         if isShared {
@@ -42,11 +44,12 @@ struct CacheFreshness {
             }
         }
         let lifetime = lifetime(of: headers)
-        let hasValidators = Self.value("ETag", in: headers) != nil || Self.value("Last-Modified", in: headers) != nil
+        let hasValidators =
+            headers.value(forHeaderField: "ETag") != nil || headers.value(forHeaderField: "Last-Modified") != nil
         // An entry that is never fresh is worth keeping only if it can be revalidated.
         guard (lifetime ?? 0) > 0 || hasValidators else { return nil }
         var variants: [String: String] = [:]
-        if let vary = Self.value("Vary", in: headers) {
+        if let vary = headers.value(forHeaderField: "Vary") {
             for name in vary.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 if name == "*" { return nil }
                 variants[name.lowercased()] = CachedResponse.variantHash(request.value(forHTTPHeaderField: name))
@@ -54,11 +57,7 @@ struct CacheFreshness {
         }
         return CachedResponse(
             url: url, status: response.statusCode, httpVersion: "HTTP/1.1", headers: headers, storedAt: storedAt,
-            initialAge: Self.value("Age", in: headers).flatMap(TimeInterval.init) ?? 0, lifetime: lifetime,
+            initialAge: headers.value(forHeaderField: "Age").flatMap(TimeInterval.init) ?? 0, lifetime: lifetime,
             variants: variants, body: body)
-    }
-
-    private static func value(_ name: String, in headers: [String: String]) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }

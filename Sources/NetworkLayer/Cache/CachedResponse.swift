@@ -35,13 +35,9 @@ struct CachedResponse: Codable, Equatable {
     /// The validators to ask the server with: `If-None-Match` from `ETag`, `If-Modified-Since` from `Last-Modified`.
     var validators: [String: String] {
         var fields: [String: String] = [:]
-        if let etag = header("ETag") { fields["If-None-Match"] = etag }
-        if let modified = header("Last-Modified") { fields["If-Modified-Since"] = modified }
+        if let etag = headers.value(forHeaderField: "ETag") { fields["If-None-Match"] = etag }
+        if let modified = headers.value(forHeaderField: "Last-Modified") { fields["If-Modified-Since"] = modified }
         return fields
-    }
-
-    func header(_ name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     /// Whether a request asks for the same variant: the same values of every header the response varies on.
@@ -57,8 +53,7 @@ struct CachedResponse: Codable, Equatable {
     /// The stored response as an `HTTPURLResponse` that says where it came from and how old it is.
     func httpResponse(source: ResponseSource, age: TimeInterval) -> HTTPURLResponse? {
         var fields = headers
-        for name in fields.keys where name.caseInsensitiveCompare("Age") == .orderedSame { fields[name] = nil }
-        fields["Age"] = String(Int(age))
+        fields.setValue(String(Int(age)), forHeaderField: "Age")
         return CachedHTTPURLResponse(
             url: url, statusCode: status, httpVersion: httpVersion, headerFields: fields, source: source, age: age)
     }

@@ -105,7 +105,7 @@ public final class ResponseCache: Middleware {
         do {
             fetched = try await next(outgoing, context)
         } catch let error as NetworkError {
-            guard context.options.servesStaleCacheWhenOffline, let stored, Self.isConnectivity(error),
+            guard context.options.servesStaleCacheWhenOffline, let stored, error.meansUnreachable,
                 let response = stored.httpResponse(source: .staleCacheWhileOffline, age: stored.age(at: now()))
             else { throw error }
             return (stored.body, response)
@@ -124,10 +124,7 @@ public final class ResponseCache: Middleware {
         let (data, response) = fetched
         if response.statusCode == 304, var stored {
             for (name, value) in response.headerFields where !Self.unmergedHeaders.contains(name.lowercased()) {
-                for old in stored.headers.keys where old.caseInsensitiveCompare(name) == .orderedSame {
-                    stored.headers[old] = nil
-                }
-                stored.headers[name] = value
+                stored.headers.setValue(value, forHeaderField: name)
             }
             stored.storedAt = now()
             stored.initialAge = response.value(forHTTPHeaderField: "Age").flatMap(TimeInterval.init) ?? 0
@@ -139,13 +136,14 @@ public final class ResponseCache: Middleware {
             }
             return fetched
         }
-        if response.statusCode == 200,
-            let entry = CacheFreshness(option: context.options.cache, isShared: isShared).entry(
+        if response.statusCode == 200 {
+            if let entry = CacheFreshness(option: context.options.cache, isShared: isShared).entry(
                 for: request, response: response, body: data, storedAt: now())
-        {
-            storage.store(entry, for: key)
-        } else if response.statusCode == 200 {
-            storage.remove(key)
+            {
+                storage.store(entry, for: key)
+            } else {
+                storage.remove(key)
+            }
         }
         return fetched
     }
@@ -161,11 +159,5 @@ public final class ResponseCache: Middleware {
             if let value = request.value(forHTTPHeaderField: name) { key += " \(name):\(SHA256.hex(value))" }
         }
         return key
-    }
-
-    /// Whether a failure means the network could not be reached, as opposed to a server that answered badly.
-    static func isConnectivity(_ error: NetworkError) -> Bool {
-        guard case .transport(let failure, _) = error else { return false }
-        return [.offline, .cannotConnect, .hostNotFound, .connectionLost, .timedOut].contains(failure)
     }
 }

@@ -62,6 +62,6 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<UnnamedResult, NetworkError>) -> Void
     ) -> Task<Void, Never> {
-        fatalError("unavailable")
+        Network.default.send(route, completion: completion)
     }
 }

@@ -117,6 +117,7 @@ extension Network {
         _ route: some URLRequestProtocol,
         completion: @escaping @Sendable (Result<UnnamedResult, NetworkError>) -> Void
     ) -> Task<Void, Never> {
+        // Never runs: the declaration is unavailable, so no call to it compiles; Swift still wants a body.
         fatalError("unavailable")
     }
 

@@ -28,6 +28,7 @@ public struct StatusOnly: Sendable, Hashable, Decodable, CustomStringConvertible
             "send(_:) without a result type only checks the status; name the type to decode, as in `let user: User = try await network.send(route)`"
     )
     public subscript<Member>(dynamicMember name: String) -> Member {
+        // Never runs: the declaration is unavailable, so no call to it compiles; Swift still wants a body.
         fatalError("unavailable")
     }
 }

@@ -64,3 +64,13 @@ extension NetworkError.TransportFailure {
         }
     }
 }
+
+extension NetworkError {
+    /// Whether the error means the network could not be reached (offline, no such host, cannot connect, lost, timed
+    /// out), as opposed to a server that answered badly: what ``ResponseCache`` serves stale entries for and
+    /// ``OfflineQueue`` queues on.
+    var meansUnreachable: Bool {
+        guard case .transport(let failure, _) = self else { return false }
+        return [.offline, .cannotConnect, .hostNotFound, .connectionLost, .timedOut].contains(failure)
+    }
+}

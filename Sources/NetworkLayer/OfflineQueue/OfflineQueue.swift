@@ -61,7 +61,7 @@ public final class OfflineQueue: Middleware {
 
         /// The `Idempotency-Key` sent with every attempt.
         public var idempotencyKey: String? {
-            headers.first { $0.key.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }?.value
+            headers.value(forHeaderField: "Idempotency-Key")
         }
     }
 
@@ -171,7 +171,7 @@ public final class OfflineQueue: Middleware {
             let result = try await next(request, context)
             replayInBackground()
             return result
-        } catch let error as NetworkError where ResponseCache.isConnectivity(error) {
+        } catch let error as NetworkError where error.meansUnreachable {
             let entry = try await enqueue(request)
             throw NetworkError.queued(id: entry.id, underlyingError: error)
         }

@@ -87,3 +87,19 @@ extension Locked {
         if let work = ending.work { cancel(work) }
     }
 }
+
+extension Locked {
+    /// Ends the send with the deadline error once `request.timeoutInterval` seconds have passed, counting from now,
+    /// and hands its work, if still running, to `cancel`.
+    func watchDeadline<Work>(
+        of request: URLRequest,
+        in monitor: DeadlineMonitor,
+        cancel: @escaping @Sendable (Work) -> Void
+    ) where Value == SendState<Work> {
+        let seconds = request.timeoutInterval
+        let watch = monitor.watch(seconds: seconds) {
+            self.end(with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
+        }
+        if !withLock({ $0.watch(watch, in: monitor) }) { monitor.cancel(watch) }
+    }
+}

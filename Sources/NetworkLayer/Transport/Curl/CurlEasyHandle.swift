@@ -39,7 +39,7 @@
             _ = nl_curl_easy_setopt_pointer(pointer, Int32(option), value)
         }
 
-        /// Sets a blob option; libcurl copies the bytes.
+        /// Sets a blob option to bytes libcurl does not copy: they must outlive the transfer.
         func setBlob(_ option: Int, _ bytes: UnsafeRawBufferPointer) {
             _ = nl_curl_easy_setopt_blob(pointer, Int32(option), bytes.baseAddress, bytes.count)
         }

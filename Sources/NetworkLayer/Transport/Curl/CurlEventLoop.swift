@@ -94,6 +94,10 @@
     private final class CurlTransfers {
         let multi: UnsafeMutableRawPointer
         let rules: CurlTransferRules
+        /// The trusted authorities' PEM blob, copied once here for every transfer to point at (a copy per transfer
+        /// would cost one allocation and copy of the whole system bundle per request); freed after every easy
+        /// handle, in `deinit`, which runs when the loop's thread returns from `removeAll()`.
+        private let authorities: UnsafeMutableRawBufferPointer?
         private var byID: [Int: CurlTransfer] = [:]
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
@@ -103,6 +107,17 @@
         init(multi: UnsafeMutableRawPointer, rules: CurlTransferRules) {
             self.multi = multi
             self.rules = rules
+            if case .blob(let pem) = rules.trustedCertificates {
+                let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
+                bytes.copyBytes(from: pem)
+                authorities = bytes
+            } else {
+                authorities = nil
+            }
+        }
+
+        deinit {
+            authorities?.deallocate()
         }
 
         /// Starts a send unless it ended while it waited in the inbox.
@@ -113,7 +128,9 @@
                     .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
                 return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
             }
-            begin(CurlTransfer(submission, rules: rules, easy: easy))
+            begin(
+                CurlTransfer(
+                    submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init)))
         }
 
         /// Sets up the transfer's current hop and hands it to libcurl.

@@ -39,16 +39,24 @@
         let submission: CurlSubmission
         let rules: CurlTransferRules
         let easy: CurlEasyHandle
+        /// The trusted authorities as one PEM blob, owned by the event loop, when `rules` has them as a blob.
+        let authorities: UnsafeRawBufferPointer?
         private(set) var chain: RedirectChain
         private(set) var head: ResponseHead
         private(set) var body = Data()
         private(set) var abort: Abort?
         private var headerList: UnsafeMutableRawPointer?
 
-        init(_ submission: CurlSubmission, rules: CurlTransferRules, easy: CurlEasyHandle) {
+        init(
+            _ submission: CurlSubmission,
+            rules: CurlTransferRules,
+            easy: CurlEasyHandle,
+            authorities: UnsafeRawBufferPointer?
+        ) {
             self.submission = submission
             self.rules = rules
             self.easy = easy
+            self.authorities = authorities
             self.chain = RedirectChain(original: submission.request)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
         }
@@ -97,7 +105,7 @@
             easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
             easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
             switch rules.trustedCertificates {
-            case .blob(let pem): pem.withUnsafeBytes { easy.setBlob(NLCURLOPT_CAINFO_BLOB, $0) }
+            case .blob: if let authorities { easy.setBlob(NLCURLOPT_CAINFO_BLOB, authorities) }
             case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
             case nil: break
             }

@@ -124,7 +124,7 @@
             guard let added = fileContents(atPath: file.path) else {
                 throw Unavailable(reason: "the trusted certificates file \(file.path) cannot be read")
             }
-            guard String(decoding: added, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            guard !PEM.certificates(in: added).isEmpty else {
                 throw Unavailable(reason: "the trusted certificates file \(file.path) holds no PEM certificate")
             }
             guard CurlLibrary.takesCertificateBlobs else { return .file(file) }
@@ -161,24 +161,13 @@
                     if let outcome = state.withLock({ $0.attach(continuation) }) {
                         return continuation.resume(with: outcome)
                     }
-                    watchDeadline(of: request, id: id, state: state)
+                    state.watchDeadline(of: request, in: deadlines, cancel: loop.cancel)
                     guard state.withLock({ $0.run(id) }) else { return }
                     loop.submit(CurlSubmission(id: id, request: request, state: state))
                 }
             } onCancel: {
                 state.end(with: .failure(CancellationError()), cancel: loop.cancel)
             }
-        }
-
-        /// Ends the send once its overall deadline passes, counting from now.
-        private func watchDeadline(of request: URLRequest, id: Int, state: Locked<SendState<Int>>) {
-            let seconds = request.timeoutInterval
-            let loop = loop
-            let watch = deadlines.watch(seconds: seconds) {
-                state.end(
-                    with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: loop.cancel)
-            }
-            if !state.withLock({ $0.watch(watch, in: deadlines) }) { deadlines.cancel(watch) }
         }
     }
 

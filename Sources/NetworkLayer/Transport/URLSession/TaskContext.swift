@@ -14,7 +14,17 @@ struct TaskContext {
 
     /// The outcome of the finished task, with FoundationNetworking's errors put into categories.
     func result(error: (any Error)?) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let error { return .failure(Self.classify(error, afterResponse: response != nil, url: chain.current.url)) }
+        Self.result(body: body, response: response, error: error, url: chain.current.url)
+    }
+
+    /// The outcome of a finished task: its error put into a category, or its body and HTTP response.
+    static func result(
+        body: Data,
+        response: URLResponse?,
+        error: (any Error)?,
+        url: URL?
+    ) -> Result<(Data, HTTPURLResponse), any Error> {
+        if let error { return .failure(classify(error, afterResponse: response != nil, url: url)) }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((body, response))
     }

@@ -181,7 +181,7 @@ public final class URLSessionTransport: Transport {
                 if let outcome = state.withLock({ $0.attach(continuation) }) {
                     return continuation.resume(with: outcome)
                 }
-                watchDeadline(of: request, state: state)
+                state.watchDeadline(of: request, in: deadlines, cancel: canceller.cancel)
                 // Creating and resuming a task wait for FoundationNetworking's work queue, which a fast or
                 // compressed body can keep busy for seconds; the caller's thread never waits for it.
                 starter.async { [self] in start(request, state: state) }
@@ -189,16 +189,6 @@ public final class URLSessionTransport: Transport {
         } onCancel: {
             state.end(throwing: CancellationError(), canceller: canceller)
         }
-    }
-
-    /// Ends the send once its overall deadline passes, counting from now.
-    private func watchDeadline(of request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
-        let seconds = request.timeoutInterval
-        let canceller = canceller
-        let watch = deadlines.watch(seconds: seconds) {
-            state.end(throwing: NetworkError.deadlineExceeded(after: seconds, for: request), canceller: canceller)
-        }
-        if !state.withLock({ $0.watch(watch, in: deadlines) }) { deadlines.cancel(watch) }
     }
 
     private func start(_ request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
@@ -223,7 +213,8 @@ public final class URLSessionTransport: Transport {
             let url = sent.url
             let canceller = canceller
             task = session.dataTask(with: sent) { data, response, error in
-                state.end(with: Self.result(data, response, error, url), taskFinished: true, canceller: canceller)
+                let result = TaskContext.result(body: data ?? Data(), response: response, error: error, url: url)
+                state.end(with: result, taskFinished: true, canceller: canceller)
             }
         }
         guard state.withLock({ $0.run(task) }) else {
@@ -232,16 +223,5 @@ public final class URLSessionTransport: Transport {
             return
         }
         task.resume()
-    }
-
-    private static func result(
-        _ data: Data?,
-        _ response: URLResponse?,
-        _ error: (any Error)?,
-        _ url: URL?
-    ) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let error { return .failure(TaskContext.classify(error, afterResponse: response != nil, url: url)) }
-        guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
-        return .success((data ?? Data(), response))
     }
 }
