@@ -27,8 +27,9 @@ public import Foundation
 ///   `private` is not stored by a shared cache (`isShared`).
 /// - A stale entry with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` or `If-Modified-Since`; a
 ///   `304` serves the stored body with the new headers and restarts its freshness.
-/// - The key is the method, the URL, the `Authorization` and `Cookie` values (as hashes) and the request headers the
-///   response names in `Vary`, so a response fetched with one credential is never served to another.
+/// - The key is the method, the URL, the values of credential and secret headers (`Authorization`, `Cookie`,
+///   `X-Api-Key`; as hashes) and the request headers the response names in `Vary`, so a response fetched with one
+///   credential is never served to another.
 /// - With ``RequestOptions/servesStaleCacheWhenOffline``, a stored response is served, stale, when the network
 ///   cannot be reached; ``Response/source`` says so, and ``Response/age`` how old it is.
 ///
@@ -151,12 +152,14 @@ public final class ResponseCache: Middleware {
     /// Headers a `304` does not change in the stored response (RFC 9111, section 3.2).
     private static let unmergedHeaders: Set<String> = ["content-length", "content-encoding", "transfer-encoding"]
 
-    /// The cache key: method and URL, and the credentials as hashes, so that one user's response is never another's.
+    /// The cache key: method and URL, and the secret headers (``Redaction``) as hashes, so that one user's
+    /// response is never another's.
     static func key(for request: URLRequest, method: String) -> String? {
         guard let url = request.url?.absoluteString else { return nil }
         var key = "\(method) \(url)"
-        for name in ["Authorization", "Cookie"] {
-            if let value = request.value(forHTTPHeaderField: name) { key += " \(name):\(SHA256.hex(value))" }
+        let secrets = (request.allHTTPHeaderFields ?? [:]).filter { Redaction.isSecret($0.key) }
+        for (name, value) in secrets.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            key += " \(name.lowercased()):\(SHA256.hex(value))"
         }
         return key
     }

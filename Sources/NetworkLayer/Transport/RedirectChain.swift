@@ -22,7 +22,6 @@ struct RedirectChain {
     private(set) var hops = 0
     private(set) var credentialsRemoved = false
 
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     init(original: URLRequest) {
@@ -75,7 +74,9 @@ struct RedirectChain {
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         if credentialsRemoved {
-            for name in Self.credentialHeaders { next.setValue(nil, forHTTPHeaderField: name) }
+            for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isCredential(name) {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         return next
     }

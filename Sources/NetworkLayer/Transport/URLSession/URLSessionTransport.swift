@@ -138,9 +138,7 @@ public final class URLSessionTransport: Transport {
         var kept: [AnyHashable: Any] = [:]
         var credentials: [String: String] = [:]
         for (key, value) in additional {
-            if let name = key as? String, let value = value as? String,
-                RedirectChain.credentialHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
-            {
+            if let name = key as? String, let value = value as? String, Redaction.isCredential(name) {
                 credentials[name] = value
             } else {
                 kept[key] = value

@@ -1,19 +1,30 @@
 import Foundation
 
-/// What logs and rendered commands must not show: credential headers, and values whose names say they are secret.
+/// The one list of what is secret in a request: credential headers, and headers or query items whose names say
+/// they are secret. Logging masks them, redirects to another origin drop the credentials, the response cache keys
+/// on them only as hashes, and the offline queue never writes them to disk.
 enum Redaction {
     /// Stands for a value that is not shown.
     static let mask = "***"
 
-    /// Headers whose values are always hidden.
-    static let credentialHeaders: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
+    /// Headers that carry credentials, lowercased: dropped on a redirect to another origin, never logged or stored.
+    static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
     /// Words that make a header or query item secret when its name contains one.
     static let secretWords = ["token", "key", "secret", "password"]
 
-    /// Whether a header's or query item's value must be hidden.
+    /// Names that contain a secret word but carry none: an idempotency key only tells a replay from a new request.
+    static let publicNames: Set<String> = ["idempotency-key"]
+
+    /// Whether a header carries credentials (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`).
+    static func isCredential(_ name: String) -> Bool {
+        credentialHeaders.contains(name.lowercased())
+    }
+
+    /// Whether a header's or query item's value must be hidden: a credential, or a name with a secret word in it.
     static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
+        guard !publicNames.contains(lowered) else { return false }
         return credentialHeaders.contains(lowered) || secretWords.contains { lowered.contains($0) }
     }
 
