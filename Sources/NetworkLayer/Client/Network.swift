@@ -17,7 +17,9 @@ public import Foundation
 /// also exists as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
 public struct Network: Sendable {
     /// The transport requests go through.
-    public var transport: any Transport
+    public var transport: any Transport {
+        didSet { attachMiddleware() }
+    }
     /// The decoder for JSON bodies.
     public var decoder: JSONDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
@@ -30,7 +32,9 @@ public struct Network: Sendable {
     public var timeout: TimeInterval
     /// What every request goes through on its way to the transport, in order: the first sees the request first and
     /// the response last. See ``Middleware``.
-    public var middleware: [any Middleware]
+    public var middleware: [any Middleware] {
+        didSet { attachMiddleware() }
+    }
     /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
     /// ``Environment/asDeclared``.
     public var environment: Environment
@@ -65,6 +69,23 @@ public struct Network: Sendable {
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.timeout = timeout
+        attachMiddleware()
+    }
+
+    /// This network without `queue` in its middleware: what the queue replays through. Attaches nothing.
+    init(replaysOf network: Network, without queue: OfflineQueue) {
+        transport = network.transport
+        middleware = network.middleware.filter { ($0 as? OfflineQueue) !== queue }
+        environment = network.environment
+        decoder = network.decoder
+        acceptableStatusCodes = network.acceptableStatusCodes
+        timeout = network.timeout
+    }
+
+    /// Tells each ``OfflineQueue`` in the list that it serves this network, so that it replays through the same
+    /// transport and middleware.
+    private func attachMiddleware() {
+        for case let queue as OfflineQueue in middleware { queue.attach(to: self) }
     }
 
     /// A copy of this network that sends ``Endpoint`` routes to `environment`.
@@ -126,16 +147,17 @@ extension Network {
     /// without checking its status.
     func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
-        return try await exchange(request, options: RequestOptions())
+        return try await exchange(request, options: RequestOptions(), isReplay: true)
     }
 
     private func exchange(
         _ request: URLRequest,
-        options: RequestOptions
+        options: RequestOptions,
+        isReplay: Bool = false
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if !middleware.isEmpty {
             return try await MiddlewareChain(middleware: middleware, transport: transport)
-                .send(request, options: options, within: timeout)
+                .send(request, options: options, within: timeout, isReplay: isReplay)
         }
         do {
             if transport is any DeadlineEnforcingTransport { return try await transport.send(request) }

@@ -74,3 +74,12 @@ extension NetworkError {
         return [.offline, .cannotConnect, .hostNotFound, .connectionLost, .timedOut].contains(failure)
     }
 }
+
+extension NetworkError {
+    /// Whether the connection ended before a single byte of a response arrived: the server may or may not have
+    /// acted on the request, which ``OfflineQueue`` therefore queues (its `Idempotency-Key` makes the replay safe).
+    var meansNoResponseArrived: Bool {
+        guard case .transport(.badResponse, let error) = self else { return false }
+        return (error as? URLError)?.code == .zeroByteResource
+    }
+}

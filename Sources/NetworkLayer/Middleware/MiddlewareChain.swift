@@ -14,9 +14,12 @@ struct MiddlewareChain: Sendable {
     func send(
         _ request: URLRequest,
         options: RequestOptions,
-        within seconds: TimeInterval
+        within seconds: TimeInterval,
+        isReplay: Bool = false
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
-        let context = RequestContext(options: options, attempt: 1, timeRemaining: seconds)
+        var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds)
+        if !isReplay { start.routeRequest = request }
+        let context = start
         do {
             return try await Network.race(request, within: seconds) {
                 try await send(request, context: context, from: 0)

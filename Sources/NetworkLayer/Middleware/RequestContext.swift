@@ -1,4 +1,10 @@
 import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
 
 /// What a middleware knows about the send it is handling besides the request itself.
 ///
@@ -13,6 +19,10 @@ public struct RequestContext: Sendable {
 
     /// When the send's overall deadline (``Network/timeout``) passes, on the monotonic uptime clock.
     let deadline: DispatchTime
+
+    /// The request as the route built it, before any middleware: how ``OfflineQueue`` tells headers the route set
+    /// from those a middleware added. `nil` for a replay or a context made outside ``Network``.
+    var routeRequest: URLRequest?
 
     /// Creates a context for a send that may take `timeRemaining` seconds from now.
     public init(options: RequestOptions = RequestOptions(), attempt: Int = 1, timeRemaining: Double) {

@@ -14,10 +14,11 @@ public import Foundation
 /// Keeps the changes a user makes while offline and sends them, in order, once the network is back.
 ///
 /// ```swift
-/// let transport = URLSessionTransport()
-/// let replays = Network(transport: transport)           // what queued requests are sent through later
-/// let queue = try OfflineQueue(directory: supportDirectory.appendingPathComponent("outbox"), replayingThrough: replays)
-/// let network = Network(transport: transport, middleware: [queue])
+/// let queue = try OfflineQueue(directory: supportDirectory.appendingPathComponent("outbox"))
+/// let network = Network(
+///     transport: URLSessionTransport(),
+///     middleware: [authentication, DefaultHeadersMiddleware(["X-Api-Key": apiKey]), queue]   // any position
+/// )
 ///
 /// do {
 ///     try await network.send(PostRoute.create(draft))   // the route sets options.queuesWhenOffline = true
@@ -29,18 +30,31 @@ public import Foundation
 /// ```
 ///
 /// - Only routes with ``RequestOptions/queuesWhenOffline`` are queued, and only when their send fails because the
-///   network cannot be reached: offline, host not found, cannot connect, connection lost, or timed out before any
-///   response. The caller then gets ``NetworkError/queued(id:underlyingError:)``, after the request is on disk.
+///   network cannot be reached (offline, host not found, cannot connect, connection lost, or timed out before any
+///   response) or because the connection closed before a single byte of response: then the server may or may not
+///   have acted on it, and the `Idempotency-Key` lets it drop the replay. The caller gets
+///   ``NetworkError/queued(id:underlyingError:)`` after the request is on disk.
 /// - Every such request carries an `Idempotency-Key` from its first attempt on, the same in every replay, so a server
 ///   can tell a replay after an unknown outcome from a new request.
+/// - Replays go through the network the queue is part of: its transport and all of its other middleware, whatever
+///   the queue's position in the list, so authentication adds a fresh token (and refreshes it on a 401), default
+///   headers are added again, and retries and logging apply. A queue learns that network when a ``Network`` is made
+///   with it (or its middleware or transport is set); if several are, the last one counts. Until then ``flush()``
+///   sends nothing.
+/// - No secret reaches the queue's files: `Authorization`, `Proxy-Authorization`, `Cookie` and any header whose name
+///   contains token, key, secret or password (the names ``LoggingMiddleware`` redacts) are left out of the journal;
+///   the middleware that added them adds them again at replay. A route that sets such a header itself cannot be
+///   queued (its replay would go without it): its send fails with ``NetworkError/invalidRequest(_:reason:underlyingError:)``
+///   before anything is sent; set the credential through middleware instead. The files are readable and writable
+///   by their owner only.
 /// - The queue is a journal in `directory` (see the README): append-only records with a length and a checksum,
 ///   flushed with `fsync` before the caller hears "queued". A record torn by a crash is ignored; those before it are
 ///   never lost. The queue survives restarts: a new instance on the same directory finds what an old one queued.
-/// - Replay goes through `replayingThrough`, oldest first: on ``flush()``, after any later request through this
-///   middleware succeeds, and on Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`)
-///   delivers an entry; a `4xx` (or a request that can no longer be built) moves it to the dead letters, which the
-///   app can read (``deadLetters()``) and clear; a `5xx` or another failure to reach the server stops the replay
-///   there, keeping the order, and automatic replays back off (1 s, doubling, at most 5 minutes).
+/// - Replay runs oldest first: on ``flush()``, after any later request through this middleware succeeds, and on
+///   Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`) delivers an entry; a `4xx` (or a
+///   request that can no longer be built) moves it to the dead letters, which the app can read (``deadLetters()``)
+///   and clear; a `5xx` or another failure to reach the server stops the replay there, keeping the order, and
+///   automatic replays back off (1 s, doubling, at most 5 minutes).
 /// - Instances on the same directory, in one process or several, take turns: one replays at a time, and none sends
 ///   an entry that another has delivered.
 public final class OfflineQueue: Middleware {
@@ -52,7 +66,8 @@ public final class OfflineQueue: Middleware {
         public let method: String
         /// The request's URL.
         public let url: URL
-        /// The request's header fields, its `Idempotency-Key` included.
+        /// The request's header fields, its `Idempotency-Key` included; never a credential or secret header, which
+        /// the middleware adds again at replay.
         public let headers: [String: String]
         /// The request's body.
         public let body: Data?
@@ -92,7 +107,9 @@ public final class OfflineQueue: Middleware {
     private let journal: Journal
     private let deadLetterFile: Journal
     private let replayLock: URL
-    private let replays: Network
+    /// What replays go through: the network this queue is part of, less the queue, or the one given at `init`.
+    private let replays: Locked<Network?>
+    private let replaysAreFixed: Bool
     private let onEvent: @Sendable (Event) -> Void
     private let io = DispatchQueue(label: "NetworkLayer.OfflineQueue.io")
     private let state = Locked(ReplayState())
@@ -106,27 +123,53 @@ public final class OfflineQueue: Middleware {
         var notBefore = Date.distantPast
     }
 
-    /// Opens (or creates) the queue in `directory`.
+    /// Opens (or creates) the queue in `directory`; it replays through the network it becomes part of.
     ///
     /// - Parameters:
-    ///   - directory: Where the journal lives; created if needed. Use one directory per queue.
-    ///   - network: What replays are sent through: the transport and the middleware a queued request still needs
-    ///     (authentication, say), without this queue.
+    ///   - directory: Where the journal lives; created if needed, readable by its owner only. Use one directory per
+    ///     queue.
     ///   - onEvent: Told about every request queued, delivered, dead-lettered or still waiting. Runs on an
-    ///     arbitrary thread.
+    ///     arbitrary thread. Each event prints as one short line without secrets.
     /// - Throws: The file system's error when the directory cannot be created.
-    public init(
+    public convenience init(directory: URL, onEvent: @escaping @Sendable (Event) -> Void = { _ in }) throws {
+        try self.init(directory: directory, replays: nil, onEvent: onEvent)
+    }
+
+    /// Opens (or creates) the queue in `directory`, replaying through another network than the one it is part of,
+    /// for example one on a transport that runs in the background.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the journal lives; created if needed, readable by its owner only.
+    ///   - network: What replays are sent through: the transport and the middleware a queued request still needs
+    ///     (authentication, default headers), without this queue. Secret headers are not in the journal, so this
+    ///     network must add them again.
+    ///   - onEvent: Told about every request queued, delivered, dead-lettered or still waiting.
+    /// - Throws: The file system's error when the directory cannot be created.
+    public convenience init(
         directory: URL,
         replayingThrough network: Network,
         onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try self.init(directory: directory, replays: network, onEvent: onEvent)
+    }
+
+    private init(directory: URL, replays network: Network?, onEvent: @escaping @Sendable (Event) -> Void) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         journal = Journal(file: directory.appendingPathComponent("journal"))
         deadLetterFile = Journal(file: directory.appendingPathComponent("dead-letters"))
         replayLock = directory.appendingPathComponent("replay.lock")
-        replays = network
+        replays = Locked(network)
+        replaysAreFixed = network != nil
         self.onEvent = onEvent
         startWatchingThePath()
+    }
+
+    /// Replays through `network`, less this queue, unless `init` fixed another network.
+    func attach(to network: Network) {
+        guard !replaysAreFixed else { return }
+        let target = Network(replaysOf: network, without: self)
+        replays.withLock { $0 = target }
     }
 
     /// The requests waiting to be sent, oldest first.
@@ -163,6 +206,7 @@ public final class OfflineQueue: Middleware {
             replayInBackground()
             return result
         }
+        if let route = context.routeRequest { try Self.refuseSecretsSetBy(route) }
         var request = request
         if request.value(forHTTPHeaderField: "Idempotency-Key") == nil {
             request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
@@ -171,17 +215,30 @@ public final class OfflineQueue: Middleware {
             let result = try await next(request, context)
             replayInBackground()
             return result
-        } catch let error as NetworkError where error.meansUnreachable {
+        } catch let error as NetworkError where error.meansUnreachable || error.meansNoResponseArrived {
             let entry = try await enqueue(request)
             throw NetworkError.queued(id: entry.id, underlyingError: error)
         }
     }
 
-    /// Writes a request to the journal and returns once it is on disk.
+    /// Refuses a route that sets a secret header itself: the journal never holds it, so its replay would go
+    /// without it.
+    private static func refuseSecretsSetBy(_ route: URLRequest) throws(NetworkError) {
+        let secrets = (route.allHTTPHeaderFields ?? [:]).keys.filter(Redaction.isSecret).sorted()
+        guard !secrets.isEmpty else { return }
+        throw .invalidRequest(
+            .headers,
+            reason: "the route sets \(secrets.joined(separator: ", ")) itself and may be queued while offline, but "
+                + "OfflineQueue never writes a secret to disk, so its replay would go without it; set it through "
+                + "middleware (AuthenticationMiddleware, DefaultHeadersMiddleware), which adds it again at replay")
+    }
+
+    /// Writes a request to the journal, without its secret headers, and returns once it is on disk.
     private func enqueue(_ request: URLRequest) async throws -> Entry {
         guard let url = request.url else { throw JournalRecord.Failure(description: "the request has no URL") }
+        let headers = (request.allHTTPHeaderFields ?? [:]).filter { !Redaction.isSecret($0.key) }
         let entry = Entry(
-            id: UUID(), method: request.httpMethod ?? "GET", url: url, headers: request.allHTTPHeaderFields ?? [:],
+            id: UUID(), method: request.httpMethod ?? "GET", url: url, headers: headers,
             body: request.httpBody, queuedAt: Date())
         let record = try JSONEncoder().encode(JournalRecord(kind: .queued, entry: entry))
         let journal = journal
@@ -205,6 +262,7 @@ public final class OfflineQueue: Middleware {
         }
         guard starts else { return }
         defer { state.withLock { $0.isReplaying = false } }
+        guard let replays = replays.withLock({ $0 }) else { return }
         guard let lock = try? await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: self.replayLock) })
         else { return }
         defer { lock.release() }
@@ -213,7 +271,7 @@ public final class OfflineQueue: Middleware {
             (try? await onIOQueue({ () throws(Journal.Failure) in JournalRecord.pending(in: try journal.records()) }))
             ?? []
         for entry in entries {
-            guard await deliver(entry) else { return }
+            guard await deliver(entry, through: replays) else { return }
         }
         // Drop what has been delivered, keeping anything queued meanwhile.
         _ = try? await onIOQueue { () throws(Journal.Failure) in
@@ -222,7 +280,7 @@ public final class OfflineQueue: Middleware {
     }
 
     /// Sends one entry; returns whether the replay may go on to the next.
-    private func deliver(_ entry: Entry) async -> Bool {
+    private func deliver(_ entry: Entry, through replays: Network) async -> Bool {
         var request = URLRequest(url: entry.url)
         request.httpMethod = entry.method
         request.allHTTPHeaderFields = entry.headers
@@ -248,6 +306,9 @@ public final class OfflineQueue: Middleware {
         case .failure(.invalidRequest(let part, let reason, _)):
             let reason = Data("the request can no longer be built: \(part): \(reason)".utf8)
             return await finish(entry, deadLetter: DeadLetter(entry: entry, statusCode: nil, body: reason, at: Date()))
+        case .failure(.transport(let failure, _)):
+            // The failure's kind only: the full description names the URL, whose query may hold a secret.
+            return keepQueued(entry, reason: "transport failed (\(failure))")
         case .failure(let error):
             return keepQueued(entry, reason: error.description)
         }

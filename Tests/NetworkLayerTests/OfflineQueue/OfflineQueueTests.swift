@@ -12,7 +12,9 @@ import Testing
 struct NoteRoute: URLRequestProtocol {
     var number: Int
     var queues = true
-    var url: URL { URL(string: "https://api.example.com/notes")! }
+    var baseURL = "https://api.example.com/notes"
+    var headers: [String: String]?
+    var url: URL { URL(string: baseURL)! }
     var method: HTTPMethod { .post }
     var body: Data? { Data(#"{"n":\#(number)}"#.utf8) }
     var options: RequestOptions {
@@ -193,6 +195,85 @@ struct OfflineQueueTests {
         let numbers = server.requests.compactMap { $0.httpBody.flatMap { String(decoding: $0, as: UTF8.self) } }
         #expect(numbers == (1...10).map { #"{"n":\#($0)}"# })
         #expect(try first.pendingEntries().isEmpty && second.pendingEntries().isEmpty)
+    }
+
+    @Test(arguments: QueuePosition.allCases)
+    func noSecretReachesTheQueuesFilesWhichOnlyTheOwnerCanRead(position: QueuePosition) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secrets = ["api-key-9c2e41", "session=cookie-5d1b77", "proxy-pass-31ab", "bearer-token-77d0"]
+        let queue = try OfflineQueue(directory: directory)
+        let network = Network(
+            transport: offline,
+            middleware: position.middleware(
+                queue: queue,
+                headers: DefaultHeadersMiddleware([
+                    "X-Api-Key": secrets[0], "Cookie": secrets[1], "Proxy-Authorization": secrets[2],
+                    "X-Client": "notes-app",
+                ]),
+                authentication: AuthenticationMiddleware(token: { secrets[3] }, refresh: {})))
+        _ = await sendQueued(NoteRoute(number: 1), through: network)
+        let server = MockTransport(defaultResponse: .status(422, body: Data("refused".utf8)))
+        await (try OfflineQueue(directory: directory, replayingThrough: Network(transport: server))).flush()
+        #expect(server.requests.count == 1, "one replay, now a dead letter")
+        #expect(try queue.deadLetters().count == 1)
+        _ = await sendQueued(NoteRoute(number: 2), through: network)
+        #expect(try queue.pendingEntries().map(\.number) == [2])
+        if position != .first {
+            #expect(try queue.pendingEntries().first?.headers["X-Client"] == "notes-app", "other headers are kept")
+        }
+
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        #expect(Set(files.map(\.lastPathComponent)).isSuperset(of: ["journal", "dead-letters"]))
+        for file in files {
+            let bytes = try Data(contentsOf: file)
+            for secret in secrets {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file.lastPathComponent) holds \(secret)")
+            }
+            var info = stat()
+            #expect(stat(file.path, &info) == 0)
+            #expect(
+                info.st_mode & 0o777 == 0o600, "\(file.lastPathComponent): \(String(info.st_mode & 0o777, radix: 8))")
+        }
+    }
+
+    @Test func aRouteThatSetsASecretHeaderItselfIsRefusedBeforeAnythingIsSent() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try OfflineQueue(directory: directory)])
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.send(NoteRoute(number: 1, headers: ["X-Api-Key": "route-key"]))
+        }
+        guard case .invalidRequest(.headers, let reason, _) = error else {
+            Issue.record("expected an invalid-headers error, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("X-Api-Key") && reason.contains("middleware"), "\(reason)")
+        #expect(offline.requests.isEmpty)
+        let unqueued = await #expect(throws: NetworkError.self) {
+            try await network.send(NoteRoute(number: 2, queues: false, headers: ["X-Api-Key": "k"]))
+        }
+        #expect(transportFailure(unqueued) == .offline, "a route that is never queued may set its own secrets")
+    }
+
+    @Test func entriesAndEventsPrintOneShortLineWithoutSecrets() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let events = Locked<[String]>([])
+        let queue = try OfflineQueue(directory: directory) { event in events.withLock { $0.append("\(event)") } }
+        let network = Network(
+            transport: offline,
+            middleware: [DefaultHeadersMiddleware(["Authorization": "Bearer secret-9d"]), queue])
+        let route = NoteRoute(number: 1, baseURL: "https://api.example.com/notes?api_key=secret-7e&draft=1")
+        let id = try #require(await sendQueued(route, through: network))
+        let short = "POST https://api.example.com/notes?api_key=***&draft=1 (id \(id.uuidString.prefix(8))…, 7 B)"
+        #expect(try queue.pendingEntries().map(\.description) == [short])
+        #expect(events.withLock { $0 } == ["queued \(short)"])
+
+        await
+            (try OfflineQueue(
+                directory: directory,
+                replayingThrough: Network(transport: MockTransport(defaultResponse: .status(409))),
+                onEvent: { event in events.withLock { $0.append("\(event)") } })).flush()
+        #expect(events.withLock { $0.last } == "dead-lettered \(short): HTTP 409")
+        #expect(try queue.deadLetters().map(\.description) == ["\(short): HTTP 409"])
     }
 
     #if os(Linux)

@@ -30,8 +30,8 @@ struct TaskContext {
     }
 
     /// Maps the codes libcurl leaves vague: a garbage status line arrives as `unsupportedURL` (the URL itself was
-    /// checked before sending), a body cut short (fixed length or chunked) as `unknown`, and so does every TLS
-    /// failure, which is told apart by its text.
+    /// checked before sending), an empty reply as `badServerResponse`, a body cut short (fixed length or chunked) as
+    /// `unknown`, and so does every TLS failure, which is told apart by its text.
     static func classify(_ error: any Error, afterResponse: Bool, url: URL?) -> any Error {
         guard let error = error as? URLError else { return error }
         switch error.code {
@@ -39,6 +39,10 @@ struct TaskContext {
             return CancellationError()
         case .unsupportedURL where url?.scheme.map(RequestBuilder.isHTTP) == true:
             return NetworkError.transport(.badResponse, underlyingError: error)
+        case .badServerResponse where !afterResponse && error.localizedDescription.hasPrefix("Empty reply"):
+            // libcurl's "got nothing": the connection closed before a byte of response. `zeroByteResource`, as
+            // CurlTransport says it, tells it from a malformed response (the outcome of the request is unknown).
+            return URLError(.zeroByteResource, userInfo: error.userInfo)
         case .unknown:
             // FoundationNetworking turns every TLS failure into `unknown` with libcurl's text: read the check from it.
             let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
