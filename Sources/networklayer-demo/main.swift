@@ -6,7 +6,7 @@ import NetworkLayer
 let options = DemoOptions.current
 // The routes say production; an environment sends them to the in-memory API or to --base-url instead. Against a
 // real server, the platform's recommended transport (CurlTransport on Linux), as Network.default uses.
-let environment = Environment(
+let environment = APIEnvironment(
     options.usesRealServer ? "--base-url" : "in-memory", baseURLs: [UserRoute.production: options.baseURL])
 let network = (options.usesRealServer ? Network.default : Network(transport: InMemoryUsersAPI()))
     .withEnvironment(environment)

@@ -12,16 +12,16 @@ public import Foundation
 /// let user: User = try await network.send(UserRoute.getUser(id: 1))
 /// ```
 ///
-/// `Network` is an immutable-by-default value: copy it and change a property to get a variant, for example a decoder
-/// with a date strategy. ``default`` is a shared instance on the platform's recommended transport, and every `send`
+/// `Network` is a value: copy it and change a property to get a variant, for example a decoder with a date strategy
+/// (`var staging = network; staging.decoder.dateDecodingStrategy = .iso8601` leaves `network` as it was). ``default`` is a shared instance on the platform's recommended transport, and every `send`
 /// also exists as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
 public struct Network: Sendable {
     /// The transport requests go through.
     public var transport: any Transport {
         didSet { attachMiddleware() }
     }
-    /// The decoder for JSON bodies.
-    public var decoder: JSONDecoder
+    /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
+    public var decoder: ResponseDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
     public var acceptableStatusCodes: Set<Int>
     /// The overall deadline of each send in seconds, covering queueing, redirects, a slow body, and with middleware
@@ -36,8 +36,8 @@ public struct Network: Sendable {
         didSet { attachMiddleware() }
     }
     /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
-    /// ``Environment/asDeclared``.
-    public var environment: Environment
+    /// ``APIEnvironment/asDeclared``.
+    public var environment: APIEnvironment
 
     /// Creates a network over a transport.
     ///
@@ -52,14 +52,14 @@ public struct Network: Sendable {
     ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
     ///   - middleware: What every request goes through, first to last. Defaults to none.
     ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
-    ///   - decoder: The decoder for JSON bodies.
+    ///   - decoder: How JSON bodies are decoded: `ResponseDecoder()`, or `ResponseDecoder(yourJSONDecoder)`.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
     ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
     public init(
         transport: any Transport,
         middleware: [any Middleware] = [],
-        environment: Environment = .asDeclared,
-        decoder: JSONDecoder = JSONDecoder(),
+        environment: APIEnvironment = .asDeclared,
+        decoder: ResponseDecoder = ResponseDecoder(),
         acceptableStatusCodes: Set<Int> = Set(200..<300),
         timeout: TimeInterval = 60
     ) {
@@ -91,11 +91,23 @@ public struct Network: Sendable {
     /// A copy of this network that sends ``Endpoint`` routes to `environment`.
     ///
     /// ```swift
-    /// let staging = network.withEnvironment(Environment("staging", baseURLs: [production: stagingURL]))
+    /// let staging = network.withEnvironment(APIEnvironment("staging", baseURLs: [production: stagingURL]))
     /// ```
-    public func withEnvironment(_ environment: Environment) -> Network {
+    public func withEnvironment(_ environment: APIEnvironment) -> Network {
         var copy = self
         copy.environment = environment
+        return copy
+    }
+
+    /// A copy of this network with another middleware list, for one call or a group of calls.
+    ///
+    /// ```swift
+    /// let logged = network.withMiddleware(network.middleware + [LoggingMiddleware()])
+    /// let user: User = try await logged.send(UserRoute.getUser(id: 1))
+    /// ```
+    public func withMiddleware(_ middleware: [any Middleware]) -> Network {
+        var copy = self
+        copy.middleware = middleware
         return copy
     }
 

@@ -18,8 +18,10 @@ public struct StatusOnly: Sendable, Hashable, Decodable, CustomStringConvertible
     /// Reads nothing: any body, empty or not, gives the same value.
     public init(from decoder: any Decoder) throws {}
 
-    /// "status checked, body not decoded".
-    public var description: String { "status checked, body not decoded" }
+    /// What a printed value most likely means: the type to decode was not named.
+    public var description: String {
+        "status checked, body not decoded: name the type to decode it, e.g. `let user: User = try await network.send(route)`"
+    }
 
     /// Not available: the send decoded nothing, so there is no member to read.
     @available(

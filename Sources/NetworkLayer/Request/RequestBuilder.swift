@@ -10,7 +10,7 @@ enum RequestBuilder {
     static func makeURLRequest(
         for route: some URLRequestProtocol,
         timeout: TimeInterval? = nil,
-        environment: Environment = .asDeclared
+        environment: APIEnvironment = .asDeclared
     ) throws(NetworkError) -> URLRequest {
         let url = try url(of: route, in: environment)
         try validate(url)
@@ -42,7 +42,8 @@ enum RequestBuilder {
     }
 
     /// The route's URL; for an ``Endpoint`` whose base URL the environment maps, joined to the mapped base instead.
-    private static func url(of route: some URLRequestProtocol, in environment: Environment) throws(NetworkError) -> URL
+    private static func url(of route: some URLRequestProtocol, in environment: APIEnvironment) throws(NetworkError)
+        -> URL
     {
         if !environment.baseURLs.isEmpty, let endpoint = route as? any Endpoint,
             let base = environment.baseURL(for: endpoint.baseURL)

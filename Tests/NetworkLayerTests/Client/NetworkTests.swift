@@ -77,15 +77,24 @@ struct NetworkTests {
         #expect(failure.error?.statusCode == 404)
     }
 
-    @Test func aStatusOnlySendDecodesNothingWhateverTheBody() async throws {
-        let network = Network(transport: MockTransport(defaultResponse: .data(Data("not JSON".utf8))))
-        let checked = try await network.send(UserRoute.deleteUser(id: 1))
-        #expect(checked == StatusOnly())
+    @Test func aStatusOnlySendDecodesNothingWhateverTheBodyButChecksTheStatus() async throws {
+        let notJSON = Data("not JSON".utf8)
+        let network = Network(transport: MockTransport(defaultResponse: .data(notJSON)))
+        try await network.send(UserRoute.deleteUser(id: 1))  // a body that is not JSON is no error
         let delivered = Locked<[Result<StatusOnly, NetworkError>]>([])
         await network.send(UserRoute.getUser(id: 1)) { (result: Result<StatusOnly, NetworkError>) in
             delivered.withLock { $0.append(result) }
         }.value
-        #expect(try delivered.withLock { $0 }.first?.get() == StatusOnly())
+        #expect(delivered.withLock { $0 }.first.map { (try? $0.get()) != nil } == true)
+
+        let refusing = Network(transport: MockTransport(defaultResponse: .status(404, body: notJSON)))
+        let error = await #expect(throws: NetworkError.self) { try await refusing.send(UserRoute.deleteUser(id: 1)) }
+        #expect(error?.statusCode == 404)
+        await refusing.send(UserRoute.getUser(id: 1)) { (result: Result<StatusOnly, NetworkError>) in
+            delivered.withLock { $0.append(result) }
+        }.value
+        #expect(delivered.withLock { $0 }.last?.error?.statusCode == 404)
+        #expect("\(StatusOnly())".contains("name the type"), "printing one says what was forgotten")
     }
 
     @Test func returnsRawBytesForData() async throws {
@@ -111,9 +120,29 @@ struct NetworkTests {
         struct Event: Decodable { var at: Date }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
-        let network = Network(transport: MockTransport(defaultResponse: .json(#"{"at": 86400}"#)), decoder: decoder)
+        let network = Network(
+            transport: MockTransport(defaultResponse: .json(#"{"at": 86400}"#)), decoder: ResponseDecoder(decoder))
+        decoder.dateDecodingStrategy = .iso8601
         let event: Event = try await network.send(TestRoute())
+        #expect(event.at == Date(timeIntervalSince1970: 86400), "the network keeps the settings it was given")
+    }
+
+    @Test func aCopysDecodingSettingsAreIndependentOfTheOriginal() async throws {
+        struct Event: Decodable { var at: Date }
+        let network = Network(transport: MockTransport(defaultResponse: .json(#"{"at": "1970-01-02T00:00:00Z"}"#)))
+        var staging = network
+        staging.decoder.dateDecodingStrategy = .iso8601
+        let event: Event = try await staging.send(TestRoute())
         #expect(event.at == Date(timeIntervalSince1970: 86400))
+        await #expect(throws: NetworkError.self, "the original still decodes dates as seconds since 2001") {
+            let _: Event = try await network.send(TestRoute())
+        }
+        var again = staging
+        again.decoder.keyDecodingStrategy = .convertFromSnakeCase
+        if case .useDefaultKeys = staging.decoder.keyDecodingStrategy {
+        } else {
+            Issue.record("changing a copy's copy changed the copy")
+        }
     }
 
     @Test func acceptsOnlyTheConfiguredStatuses() async throws {

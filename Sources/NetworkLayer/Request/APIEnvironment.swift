@@ -3,7 +3,7 @@ public import Foundation
 /// Where a ``Network`` sends ``Endpoint`` routes: each base URL routes declare, mapped to the one to use.
 ///
 /// ```swift
-/// let staging = Environment(
+/// let staging = APIEnvironment(
 ///     "staging",
 ///     baseURLs: [
 ///         URL(string: "https://api.example.com/v1")!: URL(string: "https://staging-api.example.com/v1")!,
@@ -19,7 +19,7 @@ public import Foundation
 ///
 /// An environment is a value, not a switch: production, staging and a local server are three ``Network`` values,
 /// each with its own middleware (a staging API key, say), used side by side if need be.
-public struct Environment: Sendable, Hashable, CustomStringConvertible {
+public struct APIEnvironment: Sendable, Hashable, CustomStringConvertible {
     /// The environment's name, for logs and messages.
     public let name: String
     /// Declared base URL → base URL to use.
@@ -36,7 +36,7 @@ public struct Environment: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The environment routes declare: nothing is mapped.
-    public static let asDeclared = Environment("as declared")
+    public static let asDeclared = APIEnvironment("as declared")
 
     /// The name.
     public var description: String { name }

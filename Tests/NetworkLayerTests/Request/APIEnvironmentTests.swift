@@ -42,16 +42,16 @@ struct AnalyticsRoute: Endpoint {
 
 @Suite("Environment: one switch for every route")
 struct EnvironmentTests {
-    static let staging = Environment(
+    static let staging = APIEnvironment(
         "staging",
         baseURLs: [
             URL(string: "https://api.example.com/v1")!: URL(string: "https://staging-api.example.com/api/v1")!,
             URL(string: "https://images.example.com")!: URL(string: "https://staging-images.example.com/cdn")!,
         ])
-    static let local = Environment(
+    static let local = APIEnvironment(
         "local", baseURLs: [URL(string: "https://API.example.com/v1/")!: URL(string: "http://127.0.0.1:8080/v1")!])
 
-    func sentURLs(_ environment: Environment, _ routes: [any URLRequestProtocol]) async throws -> [String] {
+    func sentURLs(_ environment: APIEnvironment, _ routes: [any URLRequestProtocol]) async throws -> [String] {
         let mock = MockTransport(defaultResponse: .status(204))
         let network = Network(transport: mock, environment: environment)
         for route in routes { try await network.send(route) }
@@ -101,7 +101,7 @@ struct EnvironmentTests {
     }
 
     @Test func aMappedBaseThatIsNotHTTPIsRefusedBeforeAnythingIsSent() async throws {
-        let broken = Environment(
+        let broken = APIEnvironment(
             "broken", baseURLs: [URL(string: "https://api.example.com/v1")!: URL(string: "ftp://files.example.com")!])
         let mock = MockTransport(defaultResponse: .status(204))
         let error = await #expect(throws: NetworkError.self) {
