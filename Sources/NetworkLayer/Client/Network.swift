@@ -150,7 +150,7 @@ extension Network {
         if Task.isCancelled { throw .cancelled }
         let (data, response) = try await exchange(request, options: options)
         guard acceptableStatusCodes.contains(response.statusCode) else {
-            throw .unacceptableStatus(response.statusCode, headers: response.headerFields, body: data)
+            throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response.headerFields), body: data)
         }
         return (data, response)
     }

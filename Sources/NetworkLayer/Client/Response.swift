@@ -26,16 +26,9 @@ public struct Response<Value> {
     /// The HTTP status code, for example `200`.
     public var statusCode: Int { httpResponse.statusCode }
 
-    /// The response header fields.
-    ///
-    /// Name spelling is the platform's: Linux reports `ETag` as `Etag`. Look fields up with
-    /// ``value(forHeaderField:)``, which ignores case.
-    public var headers: [String: String] { httpResponse.headerFields }
-
-    /// The value of a header field, matched without regard to case.
-    public func value(forHeaderField name: String) -> String? {
-        httpResponse.value(forHTTPHeaderField: name)
-    }
+    /// The response header fields; `headers["ETag"]` finds the field whatever the case of its name, on every
+    /// platform (FoundationNetworking spells it `Etag`).
+    public var headers: HeaderFields { HeaderFields(httpResponse.headerFields) }
 
     /// Whether the value came from the network or from ``ResponseCache`` (fresh, revalidated, or stale while
     /// offline).

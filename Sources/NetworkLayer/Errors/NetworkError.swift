@@ -29,7 +29,7 @@ public enum NetworkError: Error, Sendable {
     case transport(TransportFailure, underlyingError: any Error)
 
     /// The server answered with a status code outside the acceptable ones (by default `200..<300`).
-    case unacceptableStatus(Int, headers: [String: String], body: Data)
+    case unacceptableStatus(Int, headers: HeaderFields, body: Data)
 
     /// The body could not be decoded into the type you asked for.
     ///
@@ -66,8 +66,9 @@ public enum NetworkError: Error, Sendable {
         }
     }
 
-    /// The response's header fields, when a response arrived with an unacceptable status.
-    public var responseHeaders: [String: String]? {
+    /// The response's header fields, when a response arrived with an unacceptable status; `responseHeaders?["ETag"]`
+    /// ignores the case of the name.
+    public var responseHeaders: HeaderFields? {
         if case .unacceptableStatus(_, let headers, _) = self { return headers }
         return nil
     }

@@ -68,7 +68,7 @@ public final class OfflineQueue: Middleware {
         public let url: URL
         /// The request's header fields, its `Idempotency-Key` included; never a credential or secret header, which
         /// the middleware adds again at replay.
-        public let headers: [String: String]
+        public let headers: HeaderFields
         /// The request's body.
         public let body: Data?
         /// When it was queued.
@@ -76,7 +76,7 @@ public final class OfflineQueue: Middleware {
 
         /// The `Idempotency-Key` sent with every attempt.
         public var idempotencyKey: String? {
-            headers.value(forHeaderField: "Idempotency-Key")
+            headers["Idempotency-Key"]
         }
     }
 
@@ -236,7 +236,7 @@ public final class OfflineQueue: Middleware {
     /// Writes a request to the journal, without its secret headers, and returns once it is on disk.
     private func enqueue(_ request: URLRequest) async throws -> Entry {
         guard let url = request.url else { throw JournalRecord.Failure(description: "the request has no URL") }
-        let headers = (request.allHTTPHeaderFields ?? [:]).filter { !Redaction.isSecret($0.key) }
+        let headers = HeaderFields((request.allHTTPHeaderFields ?? [:]).filter { !Redaction.isSecret($0.key) })
         let entry = Entry(
             id: UUID(), method: request.httpMethod ?? "GET", url: url, headers: headers,
             body: request.httpBody, queuedAt: Date())
@@ -283,7 +283,7 @@ public final class OfflineQueue: Middleware {
     private func deliver(_ entry: Entry, through replays: Network) async -> Bool {
         var request = URLRequest(url: entry.url)
         request.httpMethod = entry.method
-        request.allHTTPHeaderFields = entry.headers
+        request.allHTTPHeaderFields = entry.headers.dictionary
         request.httpBody = entry.body
         request.timeoutInterval = replays.timeout
         let outcome: Result<(Data, HTTPURLResponse), NetworkError>

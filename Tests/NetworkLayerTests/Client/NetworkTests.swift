@@ -43,8 +43,9 @@ struct NetworkTests {
         let response: Response<User> = try await Network(transport: transport).send(UserRoute.getUser(id: 1))
         #expect(response.value == alice)
         #expect(response.statusCode == 201)
-        #expect(response.headers.contains { $0.key.lowercased() == "etag" && $0.value == "\"v1\"" })
-        #expect(response.value(forHeaderField: "etag") == "\"v1\"")
+        #expect(response.headers["ETag"] == "\"v1\"")
+        #expect(response.headers["etag"] == "\"v1\"", "names match without regard to case")
+        #expect(response.headers["etag"] == "\"v1\"")
         #expect(response.httpResponse.statusCode == 201)
     }
 

@@ -190,8 +190,8 @@ struct MockTransportTests {
         let fromValue: Response<User> = try await network.send(TestRoute("https://h.example/value"))
         #expect(fromText.value == alice)
         #expect(fromValue.value == alice)
-        #expect(fromValue.value(forHeaderField: "content-type") == "application/json")
-        #expect(fromValue.value(forHeaderField: "x-extra") == "1")
+        #expect(fromValue.headers["content-type"] == "application/json")
+        #expect(fromValue.headers["x-extra"] == "1")
     }
 
     @Test func aValueThatCannotBeEncodedFailsTheSendWithTheEncodingError() async throws {
@@ -248,7 +248,7 @@ struct MockTransportTests {
         let network = Network(transport: mock)
         let response: Response<User> = try await network.send(UserRoute.getUser(id: 1))
         #expect(response.value == alice)
-        #expect(response.value(forHeaderField: "content-type") == "application/json", "a .json file is served as JSON")
+        #expect(response.headers["content-type"] == "application/json", "a .json file is served as JSON")
 
         let error = await #expect(throws: NetworkError.self) {
             let _: User = try await network.send(UserRoute.getUser(id: 2))

@@ -30,7 +30,7 @@ extension LoopbackIntegration {
                 query: [URLQueryItem(name: "q", value: "a+b&c")])
             let response: Response<User> = try await network.send(route)
             #expect(response.value == alice)
-            #expect(response.value(forHeaderField: "x-served-by") == "loopback")
+            #expect(response.headers["x-served-by"] == "loopback")
 
             let received = try #require(server.requests.first)
             #expect(received.method == "GET")
