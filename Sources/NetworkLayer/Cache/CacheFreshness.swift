@@ -48,13 +48,9 @@ struct CacheFreshness {
             headers.value(forHeaderField: "ETag") != nil || headers.value(forHeaderField: "Last-Modified") != nil
         // An entry that is never fresh is worth keeping only if it can be revalidated.
         guard (lifetime ?? 0) > 0 || hasValidators else { return nil }
+        guard let varyNames = CachedResponse.varyNames(in: headers) else { return nil }
         var variants: [String: String] = [:]
-        if let vary = headers.value(forHeaderField: "Vary") {
-            for name in vary.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                if name == "*" { return nil }
-                variants[name.lowercased()] = CachedResponse.variantHash(request.value(forHTTPHeaderField: name))
-            }
-        }
+        for name in varyNames { variants[name] = CachedResponse.variantHash(request.value(forHTTPHeaderField: name)) }
         return CachedResponse(
             url: url, status: response.statusCode, httpVersion: "HTTP/1.1", headers: headers, storedAt: storedAt,
             initialAge: headers.value(forHeaderField: "Age").flatMap(TimeInterval.init) ?? 0, lifetime: lifetime,

@@ -45,6 +45,20 @@ struct CachedResponse: Codable, Equatable {
         variants.allSatisfy { name, hash in Self.variantHash(request.value(forHTTPHeaderField: name)) == hash }
     }
 
+    /// The request headers it varies on, lowercased and sorted.
+    var varyNames: [String] {
+        variants.keys.sorted()
+    }
+
+    /// The request headers a response with these headers varies on (`Vary`), lowercased, sorted and without
+    /// repeats; `nil` for `Vary: *`, which no later request can be known to match.
+    static func varyNames(in headers: [String: String]) -> [String]? {
+        guard let vary = headers.value(forHeaderField: "Vary") else { return [] }
+        let names = vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard !names.contains("*") else { return nil }
+        return Set(names.filter { !$0.isEmpty }).sorted()
+    }
+
     /// The hash a header value is kept as.
     static func variantHash(_ value: String?) -> String {
         SHA256.hex(value.map { "=" + $0 } ?? "(none)")

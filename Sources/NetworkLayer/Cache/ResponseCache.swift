@@ -93,58 +93,86 @@ public final class ResponseCache: Middleware {
             let key = Self.key(for: request, method: method)
         else { return try await next(request, context) }
 
-        let stored = storage.response(for: key).flatMap { $0.matches(request) ? $0 : nil }
+        let lookup = Lookup(request: request, key: key, storage: storage)
         let time = now()
-        if let stored, stored.isFresh(at: time),
+        if let stored = lookup.stored, stored.isFresh(at: time),
             let response = stored.httpResponse(source: .cache, age: stored.age(at: time))
         {
             return (stored.body, response)
         }
         var outgoing = request
-        for (name, value) in stored?.validators ?? [:] { outgoing.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in lookup.stored?.validators ?? [:] { outgoing.setValue(value, forHTTPHeaderField: name) }
         let fetched: (Data, HTTPURLResponse)
         do {
             fetched = try await next(outgoing, context)
         } catch let error as NetworkError {
-            guard context.options.servesStaleCacheWhenOffline, let stored, error.meansUnreachable,
+            guard context.options.servesStaleCacheWhenOffline, let stored = lookup.stored, error.meansUnreachable,
                 let response = stored.httpResponse(source: .staleCacheWhileOffline, age: stored.age(at: now()))
             else { throw error }
             return (stored.body, response)
         }
-        return revalidatedOrStored(fetched, stored: stored, request: request, key: key, context: context)
+        return revalidatedOrStored(fetched, lookup: lookup, request: request, context: context)
+    }
+
+    /// What a request found: the headers its method and URL vary on, and the variant stored for its values of them.
+    private struct Lookup {
+        /// The key of the method and URL (``ResponseCache/key(for:method:)``).
+        let key: String
+        /// The request headers the latest stored response named in `Vary`, or `nil` when nothing is stored.
+        let varyNames: [String]?
+        /// The key the request's variant is stored under, when something is stored.
+        let variantKey: String?
+        /// The request's variant, if it is stored.
+        let stored: CachedResponse?
+
+        init(request: URLRequest, key: String, storage: CacheStorage) {
+            self.key = key
+            switch storage.record(for: key) {
+            case .response(let response):
+                // A response that varies on nothing is stored under the key itself.
+                (varyNames, variantKey, stored) = ([], key, response)
+            case .variesOn(let names):
+                let variantKey = ResponseCache.variantKey(for: request, primaryKey: key, varyingOn: names)
+                // The variant's own hashes are checked too: the key finds the file, the hashes say what it was for.
+                let stored = storage.response(for: variantKey).flatMap { $0.matches(request) ? $0 : nil }
+                (varyNames, self.variantKey, self.stored) = (names, variantKey, stored)
+            case nil:
+                (varyNames, variantKey, stored) = (nil, nil, nil)
+            }
+        }
     }
 
     /// A `304` for a stored response becomes that response with new headers; a `200` is stored if it may be.
     private func revalidatedOrStored(
         _ fetched: (Data, HTTPURLResponse),
-        stored: CachedResponse?,
+        lookup: Lookup,
         request: URLRequest,
-        key: String,
         context: RequestContext
     ) -> (Data, HTTPURLResponse) {
         let (data, response) = fetched
-        if response.statusCode == 304, var stored {
+        let freshness = CacheFreshness(option: context.options.cache, isShared: isShared)
+        if response.statusCode == 304, var stored = lookup.stored, let variantKey = lookup.variantKey {
             for (name, value) in response.headerFields where !Self.unmergedHeaders.contains(name.lowercased()) {
                 stored.headers.setValue(value, forHeaderField: name)
             }
             stored.storedAt = now()
             stored.initialAge = response.value(forHTTPHeaderField: "Age").flatMap(TimeInterval.init) ?? 0
-            stored.lifetime = CacheFreshness(option: context.options.cache, isShared: isShared).lifetime(
-                of: stored.headers)
-            storage.store(stored, for: key)
+            stored.lifetime = freshness.lifetime(of: stored.headers)
+            storage.store(.response(stored), for: variantKey)
             if let revalidated = stored.httpResponse(source: .revalidatedCache, age: stored.initialAge) {
                 return (stored.body, revalidated)
             }
             return fetched
         }
-        if response.statusCode == 200 {
-            if let entry = CacheFreshness(option: context.options.cache, isShared: isShared).entry(
-                for: request, response: response, body: data, storedAt: now())
-            {
-                storage.store(entry, for: key)
-            } else {
-                storage.remove(key)
-            }
+        guard response.statusCode == 200 else { return fetched }
+        if let entry = freshness.entry(for: request, response: response, body: data, storedAt: now()) {
+            let names = entry.varyNames
+            // Variants stored under other names are no longer looked up; they go as the least recently used.
+            if !names.isEmpty, names != lookup.varyNames { storage.store(.variesOn(names), for: lookup.key) }
+            storage.store(
+                .response(entry), for: Self.variantKey(for: request, primaryKey: lookup.key, varyingOn: names))
+        } else if let variantKey = lookup.variantKey {
+            storage.remove(variantKey)
         }
         return fetched
     }
@@ -162,5 +190,14 @@ public final class ResponseCache: Middleware {
             key += " \(name.lowercased()):\(SHA256.hex(value))"
         }
         return key
+    }
+
+    /// The key of a request's variant: its method and URL's key, and its values, as hashes, of the request headers
+    /// the stored responses vary on; the method and URL's key itself when they vary on none.
+    static func variantKey(for request: URLRequest, primaryKey: String, varyingOn names: [String]) -> String {
+        guard !names.isEmpty else { return primaryKey }
+        return names.reduce(primaryKey + "\nvaries on") { key, name in
+            key + " \(name):\(CachedResponse.variantHash(request.value(forHTTPHeaderField: name)))"
+        }
     }
 }

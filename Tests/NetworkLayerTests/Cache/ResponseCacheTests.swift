@@ -32,6 +32,14 @@ func temporaryDirectory() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("cache-\(UUID().uuidString)")
 }
 
+/// The bytes of the cache entries in a directory (0 when there is none).
+func directoryBytes(_ directory: URL) -> Int {
+    let files =
+        (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: [.fileSizeKey])) ?? []
+    return files.filter { $0.pathExtension == "nlcache" }
+        .reduce(0) { $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0) }
+}
+
 @Suite("ResponseCache")
 struct ResponseCacheTests {
     let clock = TestClock()
@@ -166,6 +174,129 @@ struct ResponseCacheTests {
         #expect(mock.requests.count == 2)
     }
 
+    /// A mock that answers in the language asked for, varying on it, with an ETag per language.
+    func languageServer(body: (String) -> String = { $0 == "de" ? "hallo" : "hello" }) -> MockTransport {
+        let mock = MockTransport()
+        for language in ["en", "de", "fr", "it"] {
+            mock.respond(
+                where: { $0.value(forHTTPHeaderField: "Accept-Language") == language },
+                with: .json(body(language), headers: ["Vary": "Accept-Language", "ETag": "\"\(language)1\""]))
+        }
+        return mock
+    }
+
+    func route(_ language: String, cache: CacheOption = .timeToLive(60)) -> CachedRoute {
+        CachedRoute(cache: cache, headers: ["Accept-Language": language])
+    }
+
+    @Test(arguments: ["memory", "disk"])
+    func alternatingVariantsAreEachServedFromTheCacheAfterOneFetchEach(storage: String) async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = languageServer()
+        let onDisk = storage == "disk"
+        let made = { try cache(memory: onDisk ? 0 : 1_000_000, directory: onDisk ? directory : nil) }
+        let network = Network(transport: mock, middleware: [try made()])
+        var sources: [ResponseSource] = []
+        for language in ["en", "de", "en", "de", "en", "de"] {
+            let response = try await send(route(language), through: network)
+            #expect(response.value == Data((language == "de" ? "hallo" : "hello").utf8))
+            sources.append(response.source)
+        }
+        #expect(sources == [.network, .network, .cache, .cache, .cache, .cache])
+        #expect(mock.requests.count == 2)
+        if onDisk {
+            let reopened = Network(transport: mock, middleware: [try made()])
+            for language in ["de", "en"] {
+                #expect(try await send(route(language), through: reopened).source == .cache)
+            }
+            #expect(mock.requests.count == 2, "both variants outlive the cache that wrote them")
+        }
+    }
+
+    @Test func theCaseOfHeaderNamesDoesNotMatter() async throws {
+        let mock = MockTransport(defaultResponse: .json("{}", headers: ["vary": "ACCEPT-language, accept-Language"]))
+        let network = Network(transport: mock, middleware: [try cache()])
+        _ = try await send(CachedRoute(headers: ["accept-language": "en"]), through: network)
+        let again = try await send(CachedRoute(headers: ["Accept-Language": "en"]), through: network)
+        let german = try await send(CachedRoute(headers: ["ACCEPT-LANGUAGE": "de"]), through: network)
+        #expect(again.source == .cache)
+        #expect(german.source == .network)
+        #expect(mock.requests.count == 2)
+    }
+
+    @Test func varyStarIsNeverServedFromTheCache() async throws {
+        let mock = MockTransport(defaultResponse: .json("{}", headers: ["Vary": "Accept-Language, *"]))
+        let network = Network(transport: mock, middleware: [try cache()])
+        for _ in 0..<3 {
+            #expect(
+                try await send(CachedRoute(headers: ["Accept-Language": "en"]), through: network).source == .network)
+        }
+        #expect(mock.requests.count == 3)
+    }
+
+    @Test(arguments: ["memory", "disk"])
+    func variantsAreEvictedUnderTheByteBudgetLeastRecentlyUsedFirst(storage: String) async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = languageServer { "\"\(String(repeating: $0, count: 5_000))\"" }  // about 10 kB a variant
+        let onDisk = storage == "disk"
+        let budget = 35_000  // three variants fit, four do not
+        let cache = try cache(
+            memory: onDisk ? 0 : budget, directory: onDisk ? directory : nil, disk: onDisk ? budget : 0)
+        let network = Network(transport: mock, middleware: [cache])
+        for language in ["en", "de", "fr"] { _ = try await send(route(language), through: network) }
+        _ = try await send(route("en"), through: network)  // en is now the most recent
+        _ = try await send(route("it"), through: network)  // over the budget: de goes
+        #expect(mock.requests.count == 4)
+        #expect(directoryBytes(directory) <= budget)
+        mock.removeRecordedRequests()
+        for language in ["en", "fr", "it", "de"] { _ = try await send(route(language), through: network) }
+        #expect(mock.requests.compactMap { $0.value(forHTTPHeaderField: "Accept-Language") } == ["de"])
+    }
+
+    @Test func a304RefreshesTheVariantItWasFor() async throws {
+        let languages = languageServer()
+        let network = Network(transport: languages, middleware: [try cache()])
+        for language in ["en", "de"] { _ = try await send(route(language, cache: .timeToLive(10)), through: network) }
+        clock.advance(11)
+        languages.removeAllResponses()
+        for language in ["en", "de"] {
+            languages.respond(
+                where: { $0.value(forHTTPHeaderField: "If-None-Match") == "\"\(language)1\"" },
+                with: .status(304, headers: ["ETag": "\"\(language)1\"", "X-Checked": language]))
+        }
+        let german = try await send(route("de", cache: .timeToLive(10)), through: network)
+        #expect(german.source == .revalidatedCache)
+        #expect(german.value == Data("hallo".utf8))
+        #expect(german.value(forHeaderField: "X-Checked") == "de")
+        let germanAgain = try await send(route("de", cache: .timeToLive(10)), through: network)
+        #expect(germanAgain.source == .cache, "the 304 restarted the German variant's freshness")
+        let english = try await send(route("en", cache: .timeToLive(10)), through: network)
+        #expect(english.source == .revalidatedCache, "the English variant was still stale")
+        #expect(english.value == Data("hello".utf8))
+        #expect(english.value(forHeaderField: "X-Checked") == "en")
+        #expect(
+            languages.requests.map { $0.value(forHTTPHeaderField: "If-None-Match") }
+                == [nil, nil, "\"de1\"", "\"en1\""])
+    }
+
+    @Test func secretHeadersNamedInVaryReachTheDiskOnlyAsHashes() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = MockTransport(defaultResponse: .json("{}", headers: ["Vary": "Cookie, X-Session-Token"]))
+        let network = Network(transport: mock, middleware: [try cache(directory: directory)])
+        let secrets = ["Cookie": "session=cookie-secret-1", "X-Session-Token": "token-secret-2"]
+        _ = try await send(CachedRoute(headers: secrets), through: network)
+        #expect(try await send(CachedRoute(headers: secrets), through: network).source == .cache)
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        #expect(files.count > 1)
+        for file in files {
+            let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            #expect(!text.contains("cookie-secret-1") && !text.contains("token-secret-2"), "\(file.lastPathComponent)")
+        }
+    }
+
     @Test func aSharedCacheDoesNotStorePrivateResponsesAPrivateCacheDoes() async throws {
         for shared in [true, false] {
             let mock = MockTransport(defaultResponse: .json("{}", headers: ["Cache-Control": "private, max-age=60"]))
@@ -227,7 +358,8 @@ struct ResponseCacheTests {
         let network = Network(transport: mock, middleware: [try cache(memory: 0, directory: directory)])
         _ = try await send(CachedRoute(), through: network)
         let file = try #require(
-            FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil).first)
+            FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+                .first { $0.pathExtension == "nlcache" })
         var bytes = try Data(contentsOf: file)
         switch damage {
         case "truncated": bytes = bytes.prefix(bytes.count - 10)
@@ -244,17 +376,26 @@ struct ResponseCacheTests {
     }
 
     @Test func concurrentSendsShareTheCacheSafely() async throws {
-        let mock = MockTransport(defaultResponse: .json("{}"))
-        let network = Network(transport: mock, middleware: [try cache(memory: 4000)])
-        await withTaskGroup(of: Void.self) { group in
+        let mock = MockTransport()
+        for index in 0..<20 { mock.respond(to: .get, path: "/items/\(index)", with: .json(#"{"n":\#(index)}"#)) }
+        let network = Network(transport: mock, middleware: [try cache()])
+        let mismatches = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<200 {
-                group.addTask { _ = try? await send(CachedRoute(path: "/items/\(index % 20)"), through: network) }
+                group.addTask {
+                    let response = try await send(CachedRoute(path: "/items/\(index % 20)"), through: network)
+                    return response.value == Data(#"{"n":\#(index % 20)}"#.utf8) ? 0 : 1
+                }
             }
+            return try await group.reduce(0, +)
         }
+        #expect(mismatches == 0, "every send succeeds with its own path's body")
         mock.removeRecordedRequests()
-        let again = try await send(CachedRoute(path: "/items/19"), through: network)
-        #expect(again.source == .cache || again.source == .network)
-        #expect(mock.requests.count <= 1)
+        for index in 0..<20 {
+            let again = try await send(CachedRoute(path: "/items/\(index)"), through: network)
+            #expect(again.source == .cache)
+            #expect(again.value == Data(#"{"n":\#(index)}"#.utf8))
+        }
+        #expect(mock.requests.isEmpty, "every path was stored")
     }
 
     @Test func keysHoldCredentialsOnlyAsHashes() throws {
