@@ -27,15 +27,21 @@ public import Foundation
 ///   `private` is not stored by a shared cache (`isShared`).
 /// - A stale entry with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` or `If-Modified-Since`; a
 ///   `304` serves the stored body with the new headers and restarts its freshness.
-/// - The key is the method, the URL, the values of credential and secret headers (`Authorization`, `Cookie`,
-///   `X-Api-Key`; as hashes) and the request headers the response names in `Vary`, so a response fetched with one
-///   credential is never served to another.
+/// - The key is the method, the URL and the values of credential and secret headers (`Authorization`, `Cookie`,
+///   `X-Api-Key`; as hashes), so a response fetched with one credential is never served to another.
+/// - Under one key, a response with `Vary` is one variant among several: each is kept for the values of the request
+///   headers it names (`Accept-Language: en` and `de` are two entries, both served), counts in the byte budgets and
+///   is evicted on its own, least recently used first. Header names match whatever their case; `Vary: *` is never
+///   stored. Those values are kept as hashes only, so a secret one never reaches the disk.
 /// - With ``RequestOptions/servesStaleCacheWhenOffline``, a stored response is served, stale, when the network
 ///   cannot be reached; ``Response/source`` says so, and ``Response/age`` how old it is.
 ///
 /// Put it after middleware that adds credentials (``AuthenticationMiddleware``) if the cache should tell users
 /// apart by them, and after ``RetryMiddleware`` so that a retried request can still be answered from the cache.
-/// It is safe to share between networks and concurrent sends.
+/// It is safe to share between networks and concurrent sends. Several caches may open one directory, in one process
+/// or several (an app and its extension): each serves what the others stored, and together they keep within the disk
+/// capacity, since every write and eviction counts the directory's bytes under a file lock. Memory is each cache's
+/// own.
 public final class ResponseCache: Middleware {
     private let storage: CacheStorage
     private let now: @Sendable () -> Date
@@ -47,10 +53,12 @@ public final class ResponseCache: Middleware {
     ///
     /// - Parameters:
     ///   - memoryCapacity: The most bytes kept in memory. Defaults to 10 MiB.
-    ///   - directory: Where entries are kept on disk, or `nil` for memory only. Created if needed.
-    ///   - diskCapacity: The most bytes kept on disk. Defaults to 100 MiB.
+    ///   - directory: Where entries are kept on disk, or `nil` for memory only. Created if needed; other caches, in
+    ///     this process or another, may use it too.
+    ///   - diskCapacity: The most bytes kept on disk, in the directory as a whole, whichever cache wrote them; opening
+    ///     a directory that holds more evicts the least recently used. Defaults to 100 MiB.
     ///   - isShared: Whether the cache is shared between users. Defaults to `false`, a private client cache.
-    /// - Throws: The file system's error when the directory cannot be created or read.
+    /// - Throws: The file system's error when the directory or its lock file cannot be created.
     public convenience init(
         memoryCapacity: Int = 10 * 1024 * 1024,
         directory: URL? = nil,
@@ -75,7 +83,7 @@ public final class ResponseCache: Middleware {
         self.now = now
     }
 
-    /// Forgets every stored response, in memory and on disk.
+    /// Forgets every stored response: in this cache's memory, and on disk for every cache using the directory.
     public func removeAll() {
         storage.removeAll()
     }
