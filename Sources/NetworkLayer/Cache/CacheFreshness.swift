@@ -51,8 +51,10 @@ struct CacheFreshness {
         guard let varyNames = CachedResponse.varyNames(in: headers) else { return nil }
         var variants: [String: String] = [:]
         for name in varyNames { variants[name] = CachedResponse.variantHash(request.value(forHTTPHeaderField: name)) }
+        // Credentials (`Set-Cookie`) are never stored: a response served from the cache comes without them.
         return CachedResponse(
-            url: url, status: response.statusCode, httpVersion: "HTTP/1.1", headers: headers, storedAt: storedAt,
+            url: url, status: response.statusCode, httpVersion: "HTTP/1.1",
+            headers: headers.filter { !Redaction.isCredential($0.key) }, storedAt: storedAt,
             initialAge: headers.value(forHeaderField: "Age").flatMap(TimeInterval.init) ?? 0, lifetime: lifetime,
             variants: variants, body: body)
     }

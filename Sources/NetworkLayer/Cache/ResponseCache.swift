@@ -27,6 +27,8 @@ public import Foundation
 ///   `private` is not stored by a shared cache (`isShared`).
 /// - A stale entry with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` or `If-Modified-Since`; a
 ///   `304` serves the stored body with the new headers and restarts its freshness.
+/// - Credential headers of a response (`Set-Cookie`) are not kept: they reach the caller with the network's answer
+///   (a `200` or a `304`), and a response served from the cache comes without them.
 /// - The key is the method, the URL and the values of credential and secret headers (`Authorization`, `Cookie`,
 ///   `X-Api-Key`; as hashes), so a response fetched with one credential is never served to another.
 /// - Under one key, a response with `Vary` is one variant among several: each is kept for the values of the request
@@ -138,7 +140,7 @@ public final class ResponseCache: Middleware {
             switch storage.record(for: key) {
             case .response(let response):
                 // A response that varies on nothing is stored under the key itself.
-                (varyNames, variantKey, stored) = ([], key, response)
+                (varyNames, variantKey, stored) = ([], key, response.matches(request) ? response : nil)
             case .variesOn(let names):
                 let variantKey = ResponseCache.variantKey(for: request, primaryKey: key, varyingOn: names)
                 // The variant's own hashes are checked too: the key finds the file, the hashes say what it was for.
@@ -166,7 +168,10 @@ public final class ResponseCache: Middleware {
             stored.storedAt = now()
             stored.initialAge = response.value(forHTTPHeaderField: "Age").flatMap(TimeInterval.init) ?? 0
             stored.lifetime = freshness.lifetime(of: stored.headers)
-            storage.store(.response(stored), for: variantKey)
+            // The 304's credentials (`Set-Cookie`) reach the caller, as the network's answer, but are not stored.
+            var kept = stored
+            kept.headers = stored.headers.filter { !Redaction.isCredential($0.key) }
+            storage.store(.response(kept), for: variantKey)
             if let revalidated = stored.httpResponse(source: .revalidatedCache, age: stored.initialAge) {
                 return (stored.body, revalidated)
             }

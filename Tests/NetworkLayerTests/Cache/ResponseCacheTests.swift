@@ -297,6 +297,32 @@ struct ResponseCacheTests {
         }
     }
 
+    @Test func setCookieReachesTheCallerFromTheNetworkButIsNeverStored() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = MockTransport()
+        mock.respond(
+            where: { $0.value(forHTTPHeaderField: "If-None-Match") != nil },
+            with: .status(304, headers: ["ETag": "\"v1\"", "Set-Cookie": "session=revalidated-secret"]))
+        mock.respondByDefault(with: .json("{}", headers: ["ETag": "\"v1\"", "Set-Cookie": "session=fetched-secret"]))
+        let network = Network(transport: mock, middleware: [try cache(directory: directory)])
+        let fetched = try await send(CachedRoute(cache: .timeToLive(10)), through: network)
+        #expect(fetched.value(forHeaderField: "Set-Cookie") == "session=fetched-secret", "the network's own response")
+        let cached = try await send(CachedRoute(cache: .timeToLive(10)), through: network)
+        #expect(cached.source == .cache)
+        #expect(cached.value(forHeaderField: "Set-Cookie") == nil)
+        clock.advance(11)
+        let revalidated = try await send(CachedRoute(cache: .timeToLive(10)), through: network)
+        #expect(revalidated.source == .revalidatedCache)
+        #expect(revalidated.value(forHeaderField: "Set-Cookie") == "session=revalidated-secret", "the 304's own")
+        let cachedAgain = try await send(CachedRoute(cache: .timeToLive(10)), through: network)
+        #expect(cachedAgain.source == .cache)
+        #expect(cachedAgain.value(forHeaderField: "Set-Cookie") == nil)
+        for file in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil) {
+            #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("secret"))
+        }
+    }
+
     @Test func aSharedCacheDoesNotStorePrivateResponsesAPrivateCacheDoes() async throws {
         for shared in [true, false] {
             let mock = MockTransport(defaultResponse: .json("{}", headers: ["Cache-Control": "private, max-age=60"]))
