@@ -36,22 +36,4 @@ struct TLSFailureTests {
                 == "Transport failed (insecureConnection): URLError -1201: the server's certificate has expired: "
                 + "SSL certificate problem: certificate has expired (https://a.example/)")
     }
-
-    @Test func pemFilesAreReadBlockByBlock() {
-        let pem = Data(
-            """
-            junk before
-            -----BEGIN CERTIFICATE-----
-            AQID
-            BA==
-            -----END CERTIFICATE-----
-            -----BEGIN CERTIFICATE-----
-            not base64 !!
-            -----END CERTIFICATE-----
-            -----BEGIN CERTIFICATE-----
-            BQY=
-            -----END CERTIFICATE-----
-            """.utf8)
-        #expect(PEM.certificates(in: pem) == [Data([1, 2, 3, 4]), Data([5, 6])])
-    }
 }

@@ -1,0 +1,29 @@
+import Foundation
+import NetworkLayerTesting
+import Testing
+
+@Suite("DefaultHeadersMiddleware")
+struct DefaultHeadersMiddlewareTests {
+    @Test func addsItsHeadersAndTheRoutesOwnWinInAnyCase() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(
+            transport: mock,
+            middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-1", "content-type": "text/plain", "Accept": "*/*"])])
+        try await network.send(UserRoute.createUser(name: "Ann", email: "ann@example.com"))
+        let request = try #require(mock.requests.first)
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "k-1")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "*/*")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json", "the route's own wins")
+    }
+
+    @Test func aBadDefaultHeaderFailsTheSendBeforeAnythingIsSent() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(transport: mock, middleware: [DefaultHeadersMiddleware(["Bad Name": "x"])])
+        let error = await #expect(throws: NetworkError.self) { try await network.send(UserRoute.getUser(id: 1)) }
+        guard case .invalidRequest(.headers, _, _) = error else {
+            Issue.record("expected invalidRequest(.headers), got \(String(describing: error))")
+            return
+        }
+        #expect(mock.requests.isEmpty)
+    }
+}
