@@ -11,81 +11,26 @@ extension Network {
     ///
     /// The operation runs in a task of its own, cancelled when the deadline or the caller's cancellation wins, and
     /// nobody waits for it to notice: a transport or a middleware that ignores cancellation cannot hold the caller
-    /// past the deadline (a task group would wait for it).
-    static func race<Result: Sendable>(
+    /// past the deadline. The send's life is the transports' own ``SendState``, its deadline watched by one
+    /// ``DeadlineMonitor`` for every network.
+    static func race(
         _ request: URLRequest,
         within seconds: TimeInterval,
-        _ operation: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result {
-        let race = Locked(Race<Result>())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard race.withLock({ $0.attach(continuation) }) else { return }
+        _ operation: @escaping @Sendable () async throws -> (Data, HTTPURLResponse)
+    ) async throws -> (Data, HTTPURLResponse) {
+        try await SendState<Task<Void, Never>>.perform(
+            request, within: seconds, in: .forNetworks, cancel: { $0.cancel() },
+            start: { state in
                 let work = Task {
-                    let outcome: Swift.Result<Result, any Error>
+                    let outcome: SendState<Task<Void, Never>>.Outcome
                     do {
                         outcome = .success(try await operation())
                     } catch {
                         outcome = .failure(error)
                     }
-                    race.withLock { $0.end(with: outcome) }?.resume(with: outcome)
+                    state.end(with: outcome, workFinished: true, cancel: { _ in })
                 }
-                let timer = Task {
-                    try await Task.sleep(nanoseconds: UInt64(min(max(0, seconds), 1e9) * 1_000_000_000))
-                    let timedOut = Swift.Result<Result, any Error>.failure(
-                        NetworkError.deadlineExceeded(after: seconds, for: request))
-                    race.withLock { $0.end(with: timedOut) }?.resume(with: timedOut)
-                }
-                race.withLock { $0.watch(work: work, timer: timer) }
-            }
-        } onCancel: {
-            let cancelled = Swift.Result<Result, any Error>.failure(CancellationError())
-            race.withLock { $0.end(with: cancelled) }?.resume(with: cancelled)
-        }
-    }
-}
-
-/// Who has ended a ``Network/race(_:within:_:)`` and what is left to cancel.
-private struct Race<Value: Sendable> {
-    private var continuation: CheckedContinuation<Value, any Error>?
-    private var earlyOutcome: Result<Value, any Error>?
-    private var work: Task<Void, Never>?
-    private var timer: Task<Void, any Error>?
-    private var hasEnded = false
-
-    /// Attaches the caller; if the race already ended (a cancellation that came first), resumes it at once and
-    /// returns false: nothing is to be started.
-    mutating func attach(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
-        guard let earlyOutcome else {
-            self.continuation = continuation
-            return true
-        }
-        continuation.resume(with: earlyOutcome)
-        return false
-    }
-
-    /// Keeps the two tasks so that the end can cancel whichever is still running.
-    mutating func watch(work: Task<Void, Never>, timer: Task<Void, any Error>) {
-        self.work = work
-        self.timer = timer
-        if hasEnded { cancelTasks() }
-    }
-
-    /// Ends the race unless it already ended; returns the continuation to resume.
-    mutating func end(with outcome: Result<Value, any Error>) -> CheckedContinuation<Value, any Error>? {
-        guard !hasEnded else { return nil }
-        hasEnded = true
-        cancelTasks()
-        guard let continuation else {
-            earlyOutcome = outcome
-            return nil
-        }
-        self.continuation = nil
-        return continuation
-    }
-
-    private func cancelTasks() {
-        work?.cancel()
-        timer?.cancel()
+                if !state.withLock({ $0.run(work) }) { work.cancel() }
+            })
     }
 }

@@ -9,6 +9,8 @@ import Foundation
 struct MiddlewareChain: Sendable {
     let middleware: [any Middleware]
     let transport: any Transport
+    /// The clock each ``RequestContext`` measures the time left on: the system's, or a test's.
+    var clock: UptimeClock = .system
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
     func send(
@@ -17,7 +19,7 @@ struct MiddlewareChain: Sendable {
         within seconds: TimeInterval,
         isReplay: Bool = false
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
-        var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds)
+        var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
         if !isReplay { start.routeRequest = request }
         let context = start
         do {

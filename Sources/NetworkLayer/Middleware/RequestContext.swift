@@ -17,8 +17,11 @@ public struct RequestContext: Sendable {
     /// raised by one.
     public var attempt: Int
 
-    /// When the send's overall deadline (``Network/timeout``) passes, on the monotonic uptime clock.
-    let deadline: DispatchTime
+    /// When the send's overall deadline (``Network/timeout``) passes, in nanoseconds of `clock`.
+    let deadline: UInt64
+
+    /// The clock the deadline is measured on: the system's uptime, or a test's.
+    let clock: UptimeClock
 
     /// The request as the route built it, before any middleware: how ``OfflineQueue`` tells headers the route set
     /// from those a middleware added. `nil` for a replay or a context made outside ``Network``.
@@ -26,22 +29,20 @@ public struct RequestContext: Sendable {
 
     /// Creates a context for a send that may take `timeRemaining` seconds from now.
     public init(options: RequestOptions = RequestOptions(), attempt: Int = 1, timeRemaining: Double) {
+        self.init(options: options, attempt: attempt, timeRemaining: timeRemaining, clock: .system)
+    }
+
+    /// Creates a context whose deadline is measured on `clock`.
+    init(options: RequestOptions, attempt: Int, timeRemaining: Double, clock: UptimeClock) {
         self.options = options
         self.attempt = attempt
-        self.deadline = Self.deadline(in: timeRemaining)
+        self.clock = clock
+        self.deadline = clock.deadline(in: timeRemaining)
     }
 
     /// The seconds left before the overall deadline, never below zero: a middleware that waits (a backoff, a token
     /// refresh) must not wait longer.
     public var timeRemaining: Double {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let end = deadline.uptimeNanoseconds
-        return end > now ? Double(end - now) / 1_000_000_000 : 0
-    }
-
-    /// A deadline `seconds` from now; one far in the future for an infinite or huge interval.
-    static func deadline(in seconds: Double) -> DispatchTime {
-        guard seconds.isFinite, seconds < 1e9 else { return .distantFuture }
-        return .now() + max(0, seconds)
+        clock.secondsRemaining(until: deadline)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A value guarded by a lock, for the little shared state the transports keep.
+/// A value guarded by a lock: the state of a send (``SendState``), of the deadline monitor, of the offline queue's
+/// replays, and the other small state that concurrent sends share.
 ///
 /// Why `@unchecked Sendable` is sound:
 /// - the only stored state is `lock` (an `NSLock`, itself `Sendable`) and `value`, which is `private`;

@@ -1,6 +1,7 @@
 import Dispatch
 
-/// Ends sends that pass their deadline, for all sends of one transport with a single tick.
+/// Ends sends that pass their deadline, for all sends of one transport (or every ``Network``'s overall deadline)
+/// with a single tick.
 ///
 /// A timer per request would cost a hop to the timer's queue for every request (a cancelled dispatch source runs its
 /// cancellation on its queue), and an `asyncAfter` per request keeps every request's closure alive until its
@@ -10,8 +11,11 @@ final class DeadlineMonitor: Sendable {
     /// How late a deadline may fire, at most.
     static let resolution: DispatchTimeInterval = .milliseconds(50)
 
+    /// The monitor of the overall deadline of every ``Network`` send.
+    static let forNetworks = DeadlineMonitor()
+
     private struct Watch {
-        let deadline: DispatchTime
+        let deadline: UInt64
         let expire: @Sendable () -> Void
     }
 
@@ -22,12 +26,18 @@ final class DeadlineMonitor: Sendable {
         var isTicking = false
     }
 
+    private let clock: UptimeClock
     private let queue = DispatchQueue(label: "NetworkLayer.DeadlineMonitor")
     private let state = Locked(State())
 
+    /// Creates a monitor whose deadlines are measured on `clock`.
+    init(clock: UptimeClock = .system) {
+        self.clock = clock
+    }
+
     /// Calls `expire` once `seconds` have passed, unless ``cancel(_:)`` comes first; returns the watch's identifier.
     func watch(seconds: Double, expire: @escaping @Sendable () -> Void) -> Int {
-        let deadline = DispatchTime.now() + seconds
+        let deadline = clock.deadline(in: seconds)
         let (id, startsTicking) = state.withLock { state in
             let id = state.nextID
             state.nextID &+= 1
@@ -45,12 +55,18 @@ final class DeadlineMonitor: Sendable {
     }
 
     private func scheduleTick() {
-        queue.asyncAfter(deadline: .now() + Self.resolution) { [weak self] in self?.tick() }
+        queue.asyncAfter(deadline: .now() + Self.resolution) { [weak self] in self?.tickAndReschedule() }
     }
 
-    /// Runs the actions of every expired watch; ticks again only while something is watched.
-    private func tick() {
-        let now = DispatchTime.now()
+    private func tickAndReschedule() {
+        if tick() { scheduleTick() }
+    }
+
+    /// Runs the actions of every watch whose deadline has passed on the clock, outside the lock; returns whether
+    /// anything is still watched.
+    @discardableResult
+    func tick() -> Bool {
+        let now = clock.nanoseconds()
         let (expired, ticksAgain) = state.withLock { state -> ([Watch], Bool) in
             let due = state.watches.filter { $0.value.deadline <= now }
             for id in due.keys { state.watches[id] = nil }
@@ -58,6 +74,6 @@ final class DeadlineMonitor: Sendable {
             return (Array(due.values), state.isTicking)
         }
         for watch in expired { watch.expire() }
-        if ticksAgain { scheduleTick() }
+        return ticksAgain
     }
 }

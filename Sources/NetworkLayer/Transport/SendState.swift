@@ -89,17 +89,50 @@ extension Locked {
 }
 
 extension Locked {
-    /// Ends the send with the deadline error once `request.timeoutInterval` seconds have passed, counting from now,
-    /// and hands its work, if still running, to `cancel`.
+    /// Ends the send with the deadline error for `request` once `seconds` have passed, counting from now, and hands
+    /// its work, if still running, to `cancel`.
     func watchDeadline<Work>(
         of request: URLRequest,
+        within seconds: Double,
         in monitor: DeadlineMonitor,
         cancel: @escaping @Sendable (Work) -> Void
     ) where Value == SendState<Work> {
-        let seconds = request.timeoutInterval
         let watch = monitor.watch(seconds: seconds) {
             self.end(with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
         }
         if !withLock({ $0.watch(watch, in: monitor) }) { monitor.cancel(watch) }
+    }
+}
+
+extension SendState {
+    /// Runs one send from start to end: attaches the caller, watches the deadline, lets `start` begin the work, and
+    /// ends the send with `CancellationError` when the caller's task is cancelled. Every transport and the overall
+    /// deadline of ``Network`` send through it.
+    ///
+    /// - Parameters:
+    ///   - request: The request, for the deadline error.
+    ///   - seconds: The deadline, from now.
+    ///   - monitor: The monitor that watches the deadline.
+    ///   - cancel: Stops work that is still running when the send ends without it; called outside the lock.
+    ///   - start: Begins the work and records it with ``run(_:)``; called once, unless the send already ended.
+    static func perform(
+        _ request: URLRequest,
+        within seconds: Double,
+        in monitor: DeadlineMonitor,
+        cancel: @escaping @Sendable (Work) -> Void,
+        start: (Locked<SendState>) -> Void
+    ) async throws -> (Data, HTTPURLResponse) {
+        let state = Locked(SendState())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if let outcome = state.withLock({ $0.attach(continuation) }) {
+                    return continuation.resume(with: outcome)
+                }
+                state.watchDeadline(of: request, within: seconds, in: monitor, cancel: cancel)
+                start(state)
+            }
+        } onCancel: {
+            state.end(with: .failure(CancellationError()), cancel: cancel)
+        }
     }
 }

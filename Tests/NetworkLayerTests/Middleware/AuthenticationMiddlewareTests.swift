@@ -103,21 +103,33 @@ struct AuthenticationMiddlewareTests {
     }
 
     @Test func aRequestSentWithAnOlderTokenRetriesWithoutAnotherRefresh() async throws {
+        /// Holds the slow request's 401 (sent with the old token) until the other request's refresh is done.
+        struct HoldingTransport: Transport {
+            let base: MockTransport
+            let tokens: TokenStore
+            func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+                let result = try await base.send(request)
+                let held =
+                    request.value(forHTTPHeaderField: "X-Slow") != nil
+                    && request.value(forHTTPHeaderField: "Authorization") == "Bearer old"
+                for _ in 0..<10_000 where held {
+                    if await tokens.refreshCount == 1, await tokens.current != "old" { break }
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                return result
+            }
+        }
         let tokens = TokenStore(refreshDelay: .milliseconds(1))
         let mock = tokenCheckingMock()
-        let network = authenticated(mock, tokens)
-        // The first request refreshes. The second was "sent" with the old token before that refresh finished:
-        // here, a hook holds its 401 until the refresh is done.
-        mock.respond(
-            where: {
-                $0.value(forHTTPHeaderField: "X-Slow") != nil
-                    && $0.value(forHTTPHeaderField: "Authorization") == "Bearer old"
-            },
-            with: .status(401).delayed(by: .milliseconds(300)))
+        let network = Network(
+            transport: HoldingTransport(base: mock, tokens: tokens),
+            middleware: [
+                AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() })
+            ])
         let slow = Task { () -> Result<User, NetworkError> in
             await network.send(SlowUserRoute())
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil(seconds: 10) { mock.requests.count == 1 }  // the slow one went out with the old token
         let user: User = try await network.send(UserRoute.getUser(id: 1))
         #expect(user == alice)
         #expect(try await slow.value.get() == alice)

@@ -2,6 +2,8 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayer
+
 /// A middleware that writes what it sees into a shared log and can adapt the request or answer by itself.
 struct Recorder: Middleware {
     let name: String
@@ -235,9 +237,9 @@ struct MiddlewareChainTests {
                 context: RequestContext,
                 next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
             ) async throws -> (Data, HTTPURLResponse) {
-                // Waits 3 s on a thread of its own, deaf to cancellation.
+                // Waits 30 s on a thread of its own, deaf to cancellation.
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume() }
                 }
                 return try await next(request, context)
             }
@@ -247,7 +249,7 @@ struct MiddlewareChainTests {
         let error = await #expect(throws: NetworkError.self) {
             try await network.withTimeout(0.3).send(UserRoute.getUser(id: 1))
         }
-        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(ContinuousClock.now - start < .seconds(15), "ends long before the middleware's 30 s")
         #expect(
             error?.description
                 == "Transport failed (timedOut): URLError -1001: GET did not complete within 0.3 s "
@@ -255,32 +257,38 @@ struct MiddlewareChainTests {
     }
 
     @Test func theTransportGetsTheTimeThatIsLeft() async throws {
+        /// Takes 0.3 s of the test's clock.
         struct Slow: Middleware {
+            let elapsed: Locked<UInt64>
             func intercept(
                 _ request: URLRequest,
                 context: RequestContext,
                 next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
             ) async throws -> (Data, HTTPURLResponse) {
-                try await Task.sleep(for: .milliseconds(300))
+                elapsed.withLock { $0 += 300_000_000 }
                 return try await next(request, context)
             }
         }
+        let elapsed = Locked<UInt64>(1_000_000_000)
         let mock = MockTransport(defaultResponse: .status(204))
-        try await Network(transport: mock, middleware: [Slow()], timeout: 10).send(UserRoute.getUser(id: 1))
+        var chain = MiddlewareChain(middleware: [Slow(elapsed: elapsed), Slow(elapsed: elapsed)], transport: mock)
+        chain.clock = UptimeClock { elapsed.withLock { $0 } }
+        _ = try await chain.send(try UserRoute.getUser(id: 1).urlRequest, options: RequestOptions(), within: 10)
         let timeout = try #require(mock.requests.first?.timeoutInterval)
-        #expect(timeout > 9 && timeout < 9.8, "the transport's deadline is what remains: \(timeout)")
+        #expect(abs(timeout - 9.4) < 1e-6, "the transport's deadline is what remains: \(timeout)")
     }
 
     @Test func cancellingTheTaskEndsTheSendAtOnce() async throws {
         let network = Network(
             transport: MockTransport(defaultResponse: .status(204).delayed(by: .seconds(30))),
             middleware: [Recorder(name: "m", log: Locked([]))])
+        let mock = network.transport as? MockTransport
         let task = Task { try await network.send(UserRoute.getUser(id: 1)) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil(seconds: 10) { mock?.requests.count == 1 }
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10), "ends long before the transport's 30 s")
         #expect((result.error as? NetworkError)?.isCancelled == true)
     }
 }

@@ -154,19 +154,12 @@
                 id &+= 1
                 return id
             }
-            let state = Locked(SendState<Int>())
             let loop = loop
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    if let outcome = state.withLock({ $0.attach(continuation) }) {
-                        return continuation.resume(with: outcome)
-                    }
-                    state.watchDeadline(of: request, in: deadlines, cancel: loop.cancel)
-                    guard state.withLock({ $0.run(id) }) else { return }
-                    loop.submit(CurlSubmission(id: id, request: request, state: state))
-                }
-            } onCancel: {
-                state.end(with: .failure(CancellationError()), cancel: loop.cancel)
+            return try await SendState<Int>.perform(
+                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+            ) { state in
+                guard state.withLock({ $0.run(id) }) else { return }
+                loop.submit(CurlSubmission(id: id, request: request, state: state))
             }
         }
     }

@@ -61,8 +61,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return tasks.removeValue(forKey: id)?.state
         }
         oversized?.end(
-            throwing: ResponseSizeLimit.exceeded(limit, announced: response.expectedContentLength), canceller: canceller
-        )
+            with: .failure(ResponseSizeLimit.exceeded(limit, announced: response.expectedContentLength)),
+            cancel: canceller.cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -81,7 +81,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             return nil
         }
-        oversized?.end(throwing: ResponseSizeLimit.exceeded(limit), canceller: canceller)
+        oversized?.end(with: .failure(ResponseSizeLimit.exceeded(limit)), cancel: canceller.cancel)
     }
 
     func urlSession(
@@ -115,7 +115,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if let context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
                 let response = (challenge.failureResponse ?? context.response) as? HTTPURLResponse
             {
-                context.state.end(with: .success((context.body, response)), taskFinished: true, canceller: canceller)
+                context.state.end(
+                    with: .success((context.body, response)), workFinished: true, cancel: canceller.cancel)
             }
             canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
@@ -140,12 +141,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             case .follow(let next):
                 return follow(next, in: session, context: context)
             case .fail(let failure):
-                return context.state.end(with: .failure(failure), taskFinished: true, canceller: canceller)
+                return context.state.end(with: .failure(failure), workFinished: true, cancel: canceller.cancel)
             case .deliver:
                 break
             }
         }
-        context.state.end(with: context.result(error: error), taskFinished: true, canceller: canceller)
+        context.state.end(with: context.result(error: error), workFinished: true, cancel: canceller.cancel)
     }
 
     /// Sends the next request of a redirect chain as a new task, unless the send ended meanwhile.

@@ -26,16 +26,3 @@ final class TaskCanceller: Sendable {
         queue.async(execute: work)
     }
 }
-
-extension Locked where Value == SendState<URLSessionTask> {
-    /// Ends the send with `outcome` unless it already ended, and leaves its data task, unless it finished by
-    /// itself, to `canceller`.
-    func end(with outcome: SendState<URLSessionTask>.Outcome, taskFinished: Bool = false, canceller: TaskCanceller) {
-        end(with: outcome, workFinished: taskFinished, cancel: canceller.cancel)
-    }
-
-    /// Ends the send with an error; see ``end(with:taskFinished:canceller:)``.
-    func end(throwing error: any Error, canceller: TaskCanceller) {
-        end(with: .failure(error), canceller: canceller)
-    }
-}

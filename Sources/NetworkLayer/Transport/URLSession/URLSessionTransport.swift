@@ -173,19 +173,12 @@ public final class URLSessionTransport: Transport {
     ///   redirect, too many redirects, an oversized or malformed response, or a connection lost mid-body; `URLError`
     ///   for other network failures; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let state = Locked(SendState<URLSessionTask>())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                if let outcome = state.withLock({ $0.attach(continuation) }) {
-                    return continuation.resume(with: outcome)
-                }
-                state.watchDeadline(of: request, in: deadlines, cancel: canceller.cancel)
-                // Creating and resuming a task wait for FoundationNetworking's work queue, which a fast or
-                // compressed body can keep busy for seconds; the caller's thread never waits for it.
-                starter.async { [self] in start(request, state: state) }
-            }
-        } onCancel: {
-            state.end(throwing: CancellationError(), canceller: canceller)
+        try await SendState<URLSessionTask>.perform(
+            request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
+        ) { state in
+            // Creating and resuming a task wait for FoundationNetworking's work queue, which a fast or compressed
+            // body can keep busy for seconds; the caller's thread never waits for it.
+            starter.async { [self] in start(request, state: state) }
         }
     }
 
@@ -212,7 +205,7 @@ public final class URLSessionTransport: Transport {
             let canceller = canceller
             task = session.dataTask(with: sent) { data, response, error in
                 let result = TaskContext.result(body: data ?? Data(), response: response, error: error, url: url)
-                state.end(with: result, taskFinished: true, canceller: canceller)
+                state.end(with: result, workFinished: true, cancel: canceller.cancel)
             }
         }
         guard state.withLock({ $0.run(task) }) else {
