@@ -33,8 +33,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Starts tracking a task that has not been resumed yet.
-    func register(_ task: URLSessionTask, request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
-        let context = TaskContext(chain: RedirectChain(original: request), state: state)
+    func register(
+        _ task: URLSessionTask,
+        request: URLRequest,
+        deadline: TimeInterval,
+        state: Locked<SendState<URLSessionTask>>
+    ) {
+        let context = TaskContext(chain: RedirectChain(original: request), deadline: deadline, state: state)
         tasks.withLock { $0[task.taskIdentifier] = context }
     }
 

@@ -8,13 +8,15 @@ import Foundation
 /// What the session delegate knows about one send: its redirect chain and the data task now running for it.
 struct TaskContext {
     var chain: RedirectChain
+    /// The send's overall deadline in seconds, as the caller gave it (FoundationNetworking gets it rounded up).
+    let deadline: TimeInterval
     let state: Locked<SendState<URLSessionTask>>
     var response: URLResponse?
     var body = Data()
 
     /// The outcome of the finished task, with FoundationNetworking's errors put into categories.
     func result(error: (any Error)?) -> Result<(Data, HTTPURLResponse), any Error> {
-        Self.result(body: body, response: response, error: error, url: chain.current.url)
+        Self.result(body: body, response: response, error: error, request: chain.current, deadline: deadline)
     }
 
     /// The outcome of a finished task: its error put into a category, or its body and HTTP response.
@@ -22,9 +24,17 @@ struct TaskContext {
         body: Data,
         response: URLResponse?,
         error: (any Error)?,
-        url: URL?
+        request: URLRequest,
+        deadline: TimeInterval
     ) -> Result<(Data, HTTPURLResponse), any Error> {
-        if let error { return .failure(classify(error, afterResponse: response != nil, url: url)) }
+        if (error as? URLError)?.code == .timedOut {
+            // URLSession's own timer runs out no sooner than the overall deadline (it gets that deadline, rounded
+            // up): the same failure, said the same way, as when the transport's monitor ends the send.
+            return .failure(NetworkError.deadlineExceeded(after: deadline, for: request))
+        }
+        if let error {
+            return .failure(classify(error, afterResponse: response != nil, url: request.url))
+        }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((body, response))
     }

@@ -199,12 +199,13 @@ public final class URLSessionTransport: Transport {
         let task: URLSessionDataTask
         if let delegate {
             task = session.dataTask(with: sent)
-            delegate.register(task, request: sent, state: state)
+            delegate.register(task, request: sent, deadline: request.timeoutInterval, state: state)
         } else {
-            let url = sent.url
-            let canceller = canceller
+            let (original, canceller) = (request, canceller)
             task = session.dataTask(with: sent) { data, response, error in
-                let result = TaskContext.result(body: data ?? Data(), response: response, error: error, url: url)
+                let result = TaskContext.result(
+                    body: data ?? Data(), response: response, error: error, request: original,
+                    deadline: original.timeoutInterval)
                 state.end(with: result, workFinished: true, cancel: canceller.cancel)
             }
         }
