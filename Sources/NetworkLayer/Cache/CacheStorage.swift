@@ -121,10 +121,10 @@ final class CacheStorage: Sendable {
         }
         guard let json = try? JSONEncoder().encode(metadata) else { return nil }
         var data = magic
-        data.append(contentsOf: bigEndianBytes(UInt32(json.count)))
+        data.appendBigEndian(UInt32(json.count))
         data.append(json)
         data.append(body)
-        data.append(contentsOf: bigEndianBytes(CRC32.checksum(data)))
+        data.appendBigEndian(CRC32.checksum(data))
         return data
     }
 
@@ -133,8 +133,8 @@ final class CacheStorage: Sendable {
         let data = Data(data)  // indices from 0
         guard data.count >= magic.count + 8, data.prefix(magic.count) == magic else { return nil }
         let content = data.prefix(data.count - 4)
-        guard CRC32.checksum(content) == readUInt32(data, at: data.count - 4) else { return nil }
-        let length = Int(readUInt32(data, at: magic.count))
+        guard CRC32.checksum(content) == data.bigEndianUInt32(at: data.count - 4) else { return nil }
+        let length = Int(data.bigEndianUInt32(at: magic.count))
         let start = magic.count + 4
         guard length <= content.count - start else { return nil }
         guard let record = try? JSONDecoder().decode(CacheRecord.self, from: data[start..<(start + length)])
@@ -143,13 +143,5 @@ final class CacheStorage: Sendable {
         guard case .response(var response) = record else { return body.isEmpty ? record : nil }
         response.body = body
         return .response(response)
-    }
-
-    private static func bigEndianBytes(_ value: UInt32) -> [UInt8] {
-        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
-    }
-
-    private static func readUInt32(_ data: Data, at offset: Int) -> UInt32 {
-        data[offset..<(offset + 4)].reduce(0) { $0 << 8 | UInt32($1) }
     }
 }

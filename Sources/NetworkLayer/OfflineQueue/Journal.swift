@@ -84,8 +84,8 @@ struct Journal: Sendable {
         var records: [Data] = []
         var offset = 0
         while offset + 8 <= contents.count {
-            let length = Int(Self.readUInt32(contents, at: offset))
-            let checksum = Self.readUInt32(contents, at: offset + 4)
+            let length = Int(contents.bigEndianUInt32(at: offset))
+            let checksum = contents.bigEndianUInt32(at: offset + 4)
             let start = offset + 8
             guard length <= contents.count - start else { break }
             let payload = contents[start..<(start + length)]
@@ -126,18 +126,10 @@ struct Journal: Sendable {
     private static func framed(_ payloads: [Data]) -> Data {
         var bytes = Data()
         for payload in payloads {
-            bytes.append(contentsOf: bigEndian(UInt32(payload.count)))
-            bytes.append(contentsOf: bigEndian(CRC32.checksum(payload)))
+            bytes.appendBigEndian(UInt32(payload.count))
+            bytes.appendBigEndian(CRC32.checksum(payload))
             bytes.append(payload)
         }
         return bytes
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
-    }
-
-    private static func readUInt32(_ data: Data, at offset: Int) -> UInt32 {
-        data[offset..<(offset + 4)].reduce(0) { $0 << 8 | UInt32($1) }
     }
 }

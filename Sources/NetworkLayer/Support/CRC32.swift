@@ -1,7 +1,7 @@
 import Foundation
 
-/// CRC-32 (IEEE 802.3), for the records of the offline queue's journal: a record whose checksum does not match was
-/// torn by a crash or damaged, and is not read.
+/// CRC-32 (IEEE 802.3), for the records of the offline queue's journal and the cache's entry files: one whose
+/// checksum does not match was torn by a crash or damaged, and is not read.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { byte in
         var value = UInt32(byte)
