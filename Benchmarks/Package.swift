@@ -15,7 +15,10 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(name: "NetworkLayer", path: "..")],
     targets: [
-        // The same loopback server the tests use (a link to Tests/HTTPTestServer), run in a child process.
+        // The same loopback server the tests use, run in a child process. Its one home is Tests/HTTPTestServer;
+        // Sources/HTTPTestServer here is a link to it, since SwiftPM takes a target's sources only from inside its
+        // package and shares targets between packages only as products (and a product would publish the test
+        // server to every user of NetworkLayer).
         .target(name: "HTTPTestServer", swiftSettings: swiftSettings),
         .executableTarget(
             name: "networklayer-bench",

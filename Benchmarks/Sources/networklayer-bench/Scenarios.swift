@@ -13,17 +13,46 @@ struct Scenario: Sendable {
         case nanosecondsPerBuild = "ns/build"
     }
 
+    /// How a round repeats one operation.
+    enum Repetition: Sendable {
+        /// One after another.
+        case sequential(Int)
+        /// In `tasks` concurrent tasks, `each` times in each.
+        case concurrent(tasks: Int, each: Int)
+
+        /// Operations in one round.
+        var operations: Int {
+            switch self {
+            case .sequential(let count): count
+            case .concurrent(let tasks, let each): tasks * each
+            }
+        }
+    }
+
     /// One way of doing the work; the first side of a scenario is the baseline the others are compared with.
     struct Side: Sendable {
         let name: String
-        let work: @Sendable () async throws -> Void
+        /// One operation: a request, or building one.
+        let operation: @Sendable () async throws -> Void
     }
 
     let name: String
     let unit: Unit
-    /// Operations in one round.
-    let operations: Int
+    let repetition: Repetition
     let sides: [Side]
+
+    /// Operations in one round.
+    var operations: Int { repetition.operations }
+
+    /// One round of a side: its operation, repeated as the scenario says.
+    func round(of side: Side) async throws {
+        switch repetition {
+        case .sequential(let count):
+            for _ in 0..<count { try await side.operation() }
+        case .concurrent(let tasks, let each):
+            try await Scenarios.concurrently(tasks: tasks, each: each, side.operation)
+        }
+    }
 }
 
 /// The clients compared: plain URLSession code, and NetworkLayer on each transport this platform has.
@@ -80,58 +109,39 @@ enum Scenarios {
             plain: @escaping @Sendable () async throws -> Void,
             networkLayer: @escaping @Sendable (Network) async throws -> Void
         ) -> [Scenario.Side] {
-            [Scenario.Side(name: Clients.plain, work: plain)]
-                + networks.map { side in Scenario.Side(name: side.name, work: { try await networkLayer(side.network) })
+            [Scenario.Side(name: Clients.plain, operation: plain)]
+                + networks.map { side in
+                    Scenario.Side(name: side.name, operation: { try await networkLayer(side.network) })
                 }
         }
+        let smallSides = sides(
+            plain: { consume(try await Plain.get(Profile.self, small)) },
+            networkLayer: { network in
+                let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                consume(profile)
+            })
         return [
             Scenario(
-                name: "sequential small JSON", unit: .requestsPerSecond, operations: 500,
+                name: "sequential small JSON", unit: .requestsPerSecond, repetition: .sequential(500),
+                sides: smallSides),
+            Scenario(
+                name: "64 concurrent small JSON", unit: .requestsPerSecond,
+                repetition: .concurrent(tasks: 64, each: 20), sides: smallSides),
+            Scenario(
+                name: "large JSON (10,000 objects)", unit: .requestsPerSecond, repetition: .sequential(8),
                 sides: sides(
-                    plain: { for _ in 0..<500 { consume(try await Plain.get(Profile.self, small)) } },
+                    plain: { consume(try await Plain.get([Item].self, large)) },
                     networkLayer: { network in
-                        for _ in 0..<500 {
-                            let profile: Profile = try await network.send(BenchRoute.small(base: base))
-                            consume(profile)
-                        }
+                        let items: [Item] = try await network.send(BenchRoute.large(base: base))
+                        consume(items)
                     })),
             Scenario(
-                name: "64 concurrent small JSON", unit: .requestsPerSecond, operations: 1280,
-                sides: sides(
-                    plain: {
-                        try await concurrently(tasks: 64, each: 20) {
-                            consume(try await Plain.get(Profile.self, small))
-                        }
-                    },
-                    networkLayer: { network in
-                        try await concurrently(tasks: 64, each: 20) {
-                            let profile: Profile = try await network.send(BenchRoute.small(base: base))
-                            consume(profile)
-                        }
-                    })),
-            Scenario(
-                name: "large JSON (10,000 objects)", unit: .requestsPerSecond, operations: 8,
-                sides: sides(
-                    plain: { for _ in 0..<8 { consume(try await Plain.get([Item].self, large)) } },
-                    networkLayer: { network in
-                        for _ in 0..<8 {
-                            let items: [Item] = try await network.send(BenchRoute.large(base: base))
-                            consume(items)
-                        }
-                    })),
-            Scenario(
-                name: "route → URLRequest, JSON body", unit: .nanosecondsPerBuild, operations: 20_000,
+                name: "route → URLRequest, JSON body", unit: .nanosecondsPerBuild, repetition: .sequential(20_000),
                 sides: [
-                    Scenario.Side(
-                        name: Clients.plain,
-                        work: { for _ in 0..<20_000 { consume(try Plain.makeCreateRequest(base)) } }),
+                    Scenario.Side(name: Clients.plain, operation: { consume(try Plain.makeCreateRequest(base)) }),
                     Scenario.Side(
                         name: "NetworkLayer",
-                        work: {
-                            for _ in 0..<20_000 {
-                                consume(try BenchRoute.create(base: base, Fixtures.newProfile).urlRequest)
-                            }
-                        }),
+                        operation: { consume(try BenchRoute.create(base: base, Fixtures.newProfile).urlRequest) }),
                 ]),
         ]
     }

@@ -9,7 +9,7 @@ import NetworkLayer
 //   swift run -c release --package-path Benchmarks networklayer-bench --hostile [--json FILE]
 //
 // Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
-// GET BASE/small (the 196-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
+// GET BASE/small (the 216-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
 // files (as small and large) for a static server such as nginx. --hostile measures instead what endless bodies,
 // compression bombs and endless trailers cost each transport: time to fail, peak RSS growth, time until the next
 // request gets through.
@@ -64,7 +64,7 @@ if let directory = value(of: "--write-fixtures") {
     exit(0)
 }
 
-let rounds = value(of: "--rounds").flatMap(Int.init) ?? 7
+let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
 if arguments.contains("--hostile") {
     let (process, url) = try ServerProcess.start()
     print("hostile streams, a \(HostileProbe.cap)-byte cap and a 5 s deadline; each in a process of its own:")
@@ -100,13 +100,17 @@ print("small JSON: \(Fixtures.smallJSON.count) bytes; large JSON: \(Fixtures.lar
 var results: [ScenarioResult] = []
 let only = value(of: "--only")
 for scenario in Scenarios.all(base: base, networks: networks) where only.map({ scenario.name.contains($0) }) ?? true {
-    for side in scenario.sides { _ = try await Clock.measure(operations: scenario.operations, side.work) }
+    for side in scenario.sides {
+        _ = try await Clock.measure(operations: scenario.operations) { try await scenario.round(of: side) }
+    }
     var samples = Array(repeating: [Sample](), count: scenario.sides.count)
     for round in 0..<rounds {
         // Each round starts with another client, so warm caches and connection state favour none of them.
         for offset in 0..<scenario.sides.count {
             let index = (round + offset) % scenario.sides.count
-            samples[index].append(try await Clock.measure(operations: scenario.operations, scenario.sides[index].work))
+            let side = scenario.sides[index]
+            samples[index].append(
+                try await Clock.measure(operations: scenario.operations) { try await scenario.round(of: side) })
         }
     }
     let figure: (Sample) -> Double =
