@@ -144,7 +144,14 @@ public final class MockTransport: Transport {
     ///
     /// - Throws: The registered failure, ``UnmatchedRequest`` when nothing matches, or `CancellationError` when the
     ///   task is cancelled during a delay.
+    ///   A request that `Network` would refuse (a header value with a line break, say) fails the same way here,
+    ///   before it is recorded, and a body without a `Content-Type` gets one, as `Network` gives it.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await send(checked: try RequestRules.check(request))
+    }
+
+    /// Records a request that is already checked and answers it.
+    package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let response = try state.withLock { state in
             state.requests.append(request)
             return try state.nextResponse(for: request)
@@ -166,7 +173,7 @@ public final class MockTransport: Transport {
     }
 }
 
-extension MockTransport: DeadlineEnforcingTransport {
+extension MockTransport: BuiltInTransport {
     /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
     private func wait(_ nanoseconds: UInt64, for request: URLRequest) async throws {
         let timeout = request.timeoutInterval

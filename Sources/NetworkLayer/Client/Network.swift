@@ -171,8 +171,9 @@ extension Network {
             return try await MiddlewareChain(middleware: middleware, transport: transport)
                 .send(request, options: options, within: timeout, isReplay: isReplay)
         }
+        let request = try RequestRules.check(request)
         do {
-            if transport is any DeadlineEnforcingTransport { return try await transport.send(request) }
+            if transport is any BuiltInTransport { return try await transport.send(alreadyChecked: request) }
             let transport = transport
             return try await Self.race(request, within: timeout) { try await transport.send(request) }
         } catch {

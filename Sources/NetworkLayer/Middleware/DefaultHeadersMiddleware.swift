@@ -29,7 +29,8 @@ public struct DefaultHeadersMiddleware: Middleware {
         context: RequestContext,
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
-        try RequestBuilder.validate(headers)
+        // Foundation drops a value with a line break when it is set: check the fields while they are intact.
+        try RequestRules.validate(headers)
         var request = request
         for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)

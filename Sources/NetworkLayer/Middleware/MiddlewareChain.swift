@@ -57,18 +57,18 @@ struct MiddlewareChain: Sendable {
         }
     }
 
-    /// The end of the chain: refuses what a middleware made invalid, then sends with the time that is left.
+    /// The end of the chain: checks the request as the middleware left it (``RequestRules``), then sends it with the
+    /// time that is left.
     private func sendThroughTransport(
         _ request: URLRequest,
         context: RequestContext
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
-        try RequestBuilder.validate(request.allHTTPHeaderFields ?? [:])
+        var request = try RequestRules.check(request)
         let remaining = context.timeRemaining
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
-        var request = request
         request.timeoutInterval = remaining
         do {
-            return try await transport.send(request)
+            return try await transport.send(alreadyChecked: request)
         } catch {
             throw NetworkError(transportError: error)
         }

@@ -3,7 +3,7 @@ import Foundation
 /// Joins a base URL, a plain-text path and query items without losing or inventing anything.
 enum URLJoining {
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws(NetworkError) -> URL {
-        try RequestBuilder.validate(base)
+        try RequestRules.validate(base)
         let (basePart, baseQuery) = split(base.absoluteString)
         var prefix = basePart
         var joinedPath = try encodedPath(path)

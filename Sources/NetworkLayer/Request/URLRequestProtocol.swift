@@ -75,14 +75,15 @@ extension URLRequestProtocol {
     /// Sets no options.
     public var options: RequestOptions { RequestOptions() }
 
-    /// The `URLRequest` made from ``url``, ``method``, ``requestBody`` and ``headers``.
+    /// The `URLRequest` made from ``url``, ``method``, ``requestBody`` and ``headers``, checked as every send is,
+    /// with a `Content-Type` for a body that names none.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` naming the part that is wrong when the URL is not
     ///   absolute `http` or `https` or carries a user or password; the method is not an RFC 9110 token; a header name is
     ///   not a token or a value contains CR, LF or NUL; a `GET` or `HEAD` has a non-empty body; or a getter threw.
     public var urlRequest: URLRequest {
         get throws(NetworkError) {
-            try RequestBuilder.makeURLRequest(for: self)
+            try RequestRules.check(RequestBuilder.makeURLRequest(for: self))
         }
     }
 }

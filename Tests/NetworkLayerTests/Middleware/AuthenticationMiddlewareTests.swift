@@ -129,7 +129,7 @@ struct AuthenticationMiddlewareTests {
         let slow = Task { () -> Result<User, NetworkError> in
             await network.send(SlowUserRoute())
         }
-        try await waitUntil(seconds: 10) { mock.requests.count == 1 }  // the slow one went out with the old token
+        try await waitUntil { mock.requests.count == 1 }  // the slow one went out with the old token
         let user: User = try await network.send(UserRoute.getUser(id: 1))
         #expect(user == alice)
         #expect(try await slow.value.get() == alice)

@@ -284,7 +284,7 @@ struct MiddlewareChainTests {
             middleware: [Recorder(name: "m", log: Locked([]))])
         let mock = network.transport as? MockTransport
         let task = Task { try await network.send(UserRoute.getUser(id: 1)) }
-        try await waitUntil(seconds: 10) { mock?.requests.count == 1 }
+        try await waitUntil { mock?.requests.count == 1 }
         let start = ContinuousClock.now
         task.cancel()
         let result = await task.result

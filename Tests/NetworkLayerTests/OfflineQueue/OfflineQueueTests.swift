@@ -160,7 +160,7 @@ struct OfflineQueueTests {
         let network = Network(transport: mock, middleware: [queue])
         _ = await sendQueued(NoteRoute(number: 1), through: network)
         try await network.send(UserRoute.deleteUser(id: 3))  // the network is back
-        try await waitUntil(seconds: 5) { (try? queue.pendingEntries().isEmpty) == true }
+        try await waitUntil { (try? queue.pendingEntries().isEmpty) == true }
         #expect(mock.requests.filter { $0.httpBody == Data(#"{"n":1}"#.utf8) }.count == 2, "the attempt and one replay")
     }
 

@@ -215,9 +215,9 @@ extension LoopbackIntegration {
     }
 }
 
-/// Polls a condition every 10 ms for at most `seconds` (2 by default).
+/// Polls a condition every 10 ms for at most `seconds` (10 by default: a bound for a loaded machine, not a timing).
 func waitUntil(
-    seconds: Int = 2,
+    seconds: Int = 10,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () -> Bool
 ) async throws {

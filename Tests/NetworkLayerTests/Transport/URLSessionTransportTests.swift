@@ -24,12 +24,15 @@ struct URLSessionTransportTests {
         #expect(transport.maximumResponseSize == URLSessionTransport.defaultMaximumResponseSize)
     }
 
-    @Test func aResponseThatIsNotHTTPIsAnError() async throws {
-        // A data: URL is answered by URLSession with a plain URLResponse, never an HTTPURLResponse.
+    @Test func aURLThatIsNotHTTPIsRefusedBeforeURLSessionSeesIt() async throws {
+        // URLSession would answer a data: URL itself, with a plain URLResponse and no server at all.
         let request = URLRequest(url: try #require(URL(string: "data:text/plain;base64,aGVsbG8=")))
-        let error = await #expect(throws: URLError.self) {
+        let error = await #expect(throws: NetworkError.self) {
             _ = try await URLSessionTransport().send(request)
         }
-        #expect(error?.code == .badServerResponse)
+        guard case .invalidRequest(.url, _, _) = error else {
+            Issue.record("expected invalidRequest(.url), got \(String(describing: error))")
+            return
+        }
     }
 }

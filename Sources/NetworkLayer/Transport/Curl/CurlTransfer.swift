@@ -75,20 +75,11 @@
             abort = nil
             if let headerList { nl_curl_slist_free_all(headerList) }
             headerList = nil
+            // The first hop passed RequestRules; a redirect changes only the URL (to http or https, which
+            // RedirectChain checks), the method and the body.
             let request = chain.current
-            guard let url = request.url, let scheme = url.scheme, RequestBuilder.isHTTP(scheme) else {
-                return .invalidRequest(
-                    .url, reason: "\(request.url?.absoluteString ?? "(no URL)") is not http or https")
-            }
-            do throws(NetworkError) {
-                try RequestBuilder.validate(request.allHTTPHeaderFields ?? [:])
-            } catch {
-                return error
-            }
+            guard let url = request.url else { return .invalidRequest(.url, reason: "the request has no URL") }
             let method = request.httpMethod ?? "GET"
-            guard RequestBuilder.isToken(method) else {
-                return .invalidRequest(.method, reason: "method \"\(method)\" is not an RFC 9110 token")
-            }
             if request.httpBodyStream != nil {
                 return .invalidRequest(.body, reason: "CurlTransport sends bodies given as Data, not as streams")
             }
@@ -156,9 +147,6 @@
                 // An empty POST gets no form type from libcurl.
                 if !names.contains("content-type") { list = nl_curl_slist_append(list, "Content-Type:") }
             } else {
-                if let contentType = request.contentTypeForUnlabeledBody {
-                    list = nl_curl_slist_append(list, "Content-Type: \(contentType)")
-                }
                 // libcurl would wait for a "100 Continue" before sending a large body.
                 if !names.contains("expect") { list = nl_curl_slist_append(list, "Expect:") }
             }

@@ -121,6 +121,7 @@
         static func trustedCertificates(
             adding file: URL
         ) throws(Unavailable) -> CurlTransferRules.TrustedCertificates {
+            try CurlLibrary.load()  // what it asks libcurl below needs libcurl loaded, whoever calls first
             guard let added = fileContents(atPath: file.path) else {
                 throw Unavailable(reason: "the trusted certificates file \(file.path) cannot be read")
             }
@@ -143,13 +144,18 @@
         /// Sends the request and returns the complete body and the HTTP response.
         ///
         /// `request.timeoutInterval` is the overall deadline: queueing, redirects and a slow body all count against
-        /// it.
+        /// it. The request is first checked as ``Network`` checks every request, and a body without a
+        /// `Content-Type` gets one, so that nothing ``Network`` would refuse is sent this way either.
         ///
-        /// - Throws: `CancellationError` when the task is cancelled; ``NetworkError`` for everything else: the
-        ///   deadline, a refused redirect, too many redirects, an oversized or malformed response, a header field
-        ///   that is not allowed, and every libcurl failure, in the categories of
+        /// - Throws: `CancellationError` when the task is cancelled; ``NetworkError`` for everything else: a request
+        ///   that may not be sent (before anything is), the deadline, a refused redirect, too many redirects, an
+        ///   oversized or malformed response, and every libcurl failure, in the categories of
         ///   ``NetworkError/TransportFailure`` with a `URLError` underneath.
         public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            try await send(checked: try RequestRules.check(request))
+        }
+
+        package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
@@ -164,5 +170,5 @@
         }
     }
 
-    extension CurlTransport: DeadlineEnforcingTransport {}
+    extension CurlTransport: BuiltInTransport {}
 #endif

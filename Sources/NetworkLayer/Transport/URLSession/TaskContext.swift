@@ -47,7 +47,7 @@ struct TaskContext {
         switch error.code {
         case .cancelled:
             return CancellationError()
-        case .unsupportedURL where url?.scheme.map(RequestBuilder.isHTTP) == true:
+        case .unsupportedURL where url?.scheme.map(RequestRules.isHTTP) == true:
             return NetworkError.transport(.badResponse, underlyingError: error)
         case .badServerResponse where !afterResponse && error.localizedDescription.hasPrefix("Empty reply"):
             // libcurl's "got nothing": the connection closed before a byte of response. `zeroByteResource`, as

@@ -168,11 +168,18 @@ public final class URLSessionTransport: Transport {
     /// Sends the request and returns the complete body and the HTTP response.
     ///
     /// `request.timeoutInterval` is the overall deadline: queueing, redirects and a slow body all count against it.
+    /// The request is first checked as ``Network`` checks every request, and a body without a `Content-Type` gets
+    /// one, so that nothing ``Network`` would refuse is sent this way either.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled; ``NetworkError`` for the deadline, a refused
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` before anything is sent when the request
+    ///   may not be sent; `CancellationError` when the task is cancelled; ``NetworkError`` for the deadline, a refused
     ///   redirect, too many redirects, an oversized or malformed response, or a connection lost mid-body; `URLError`
     ///   for other network failures; `URLError(.badServerResponse)` when the response is not HTTP.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await send(checked: try RequestRules.check(request))
+    }
+
+    package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await SendState<URLSessionTask>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
         ) { state in
@@ -192,9 +199,6 @@ public final class URLSessionTransport: Transport {
         }
         for (name, value) in configuredCredentials where sent.value(forHTTPHeaderField: name) == nil {
             sent.setValue(value, forHTTPHeaderField: name)
-        }
-        if let contentType = sent.contentTypeForUnlabeledBody {
-            sent.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         let task: URLSessionDataTask
         if let delegate {
@@ -217,3 +221,5 @@ public final class URLSessionTransport: Transport {
         task.resume()
     }
 }
+
+extension URLSessionTransport: BuiltInTransport {}

@@ -1,0 +1,26 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// A transport of this package: it ends a request by itself once `request.timeoutInterval` has passed since `send`
+/// began (counting queueing, redirects and slow bodies), and it takes requests that ``RequestRules`` checked without
+/// checking them again.
+///
+/// ``Network`` runs any other transport in a task of its own, raced against its deadline (`Network.race`); these need
+/// no extra task. Their public `send(_:)`, for callers that bypass ``Network``, checks first and then does the same.
+package protocol BuiltInTransport: Transport {
+    /// Sends a request that ``RequestRules/check(_:)`` returned.
+    func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse)
+}
+
+extension Transport {
+    /// Sends a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of this
+    /// package.
+    func send(alreadyChecked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        if let builtIn = self as? any BuiltInTransport { return try await builtIn.send(checked: request) }
+        return try await send(request)
+    }
+}
