@@ -12,6 +12,7 @@ public struct MockResponse: Sendable {
     /// What the transport does.
     enum Outcome: Sendable {
         case response(status: Int, headers: [String: String], body: Data)
+        case streamed(status: Int, headers: [String: String], chunks: [Data], interval: UInt64, dropAfter: Int?)
         case failure(any Error)
     }
 
@@ -55,6 +56,48 @@ public struct MockResponse: Sendable {
     /// A response with a status code and, by default, an empty body.
     public static func status(_ status: Int, body: Data = Data(), headers: [String: String] = [:]) -> MockResponse {
         .data(body, status: status, headers: headers)
+    }
+
+    /// A body that arrives in chunks, for code that reads it with ``Network/stream(_:)``: each chunk after
+    /// `interval` (none by default).
+    ///
+    /// ```swift
+    /// mock.respond(to: LogRoute.tail(id: 7), with: .stream([Data("one\n".utf8), Data("two\n".utf8)], every: .milliseconds(10)))
+    /// ```
+    ///
+    /// `send` gets the chunks joined into one body.
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public static func stream(
+        _ chunks: [Data],
+        status: Int = 200,
+        headers: [String: String] = [:],
+        every interval: Duration = .zero
+    ) -> MockResponse {
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        return MockResponse(
+            .streamed(
+                status: status, headers: headers, chunks: chunks, interval: UInt64(clamping: nanoseconds),
+                dropAfter: nil))
+    }
+
+    /// The same response, with its connection dropped after `bytes` bytes of the body: reading it then fails with
+    /// `URLError(.networkConnectionLost)`, as a real drop does, so that reconnecting and resuming code can be
+    /// tested.
+    public func droppingConnection(after bytes: Int) -> MockResponse {
+        switch outcome {
+        case .response(let status, let headers, let body):
+            MockResponse(
+                .streamed(status: status, headers: headers, chunks: [body], interval: 0, dropAfter: max(0, bytes)),
+                delay: delay)
+        case .streamed(let status, let headers, let chunks, let interval, _):
+            MockResponse(
+                .streamed(
+                    status: status, headers: headers, chunks: chunks, interval: interval, dropAfter: max(0, bytes)),
+                delay: delay)
+        case .failure:
+            self
+        }
     }
 
     /// No response: the send throws this error, as a transport would (for example `URLError(.timedOut)`).
@@ -117,6 +160,9 @@ extension MockResponse: CustomStringConvertible {
         let text: String
         switch outcome {
         case .response(let status, _, let body): text = "\(status) (\(body.count) bytes)"
+        case .streamed(let status, _, let chunks, _, let drop):
+            let bytes = chunks.reduce(0) { $0 + $1.count }
+            text = "\(status) (\(bytes) bytes in \(chunks.count) chunks\(drop.map { ", dropped after \($0)" } ?? ""))"
         case .failure(let error): text = "throws \(type(of: error))"
         }
         return delay > 0 ? text + " after \(delay / 1_000_000) ms" : text

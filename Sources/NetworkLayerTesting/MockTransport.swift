@@ -152,6 +152,54 @@ public final class MockTransport: Transport {
 
     /// Records a request that is already checked and answers it.
     package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let response = try await answer(to: request)
+        switch response.outcome {
+        case .failure(let error):
+            throw error
+        case .response(let status, let headers, let body):
+            return (body, try Self.head(status, headers, for: request))
+        case .streamed(let status, let headers, let chunks, _, let dropAfter):
+            let body = chunks.reduce(Data(), +)
+            if let dropAfter, dropAfter < body.count { throw URLError(.networkConnectionLost) }
+            return (body, try Self.head(status, headers, for: request))
+        }
+    }
+
+    /// Records the request and returns at the head; a ``MockResponse/stream(_:status:headers:every:)`` body then
+    /// arrives chunk by chunk, and one that ``MockResponse/droppingConnection(after:)`` fails after that many bytes.
+    public func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        try await stream(checked: try RequestRules.check(request))
+    }
+
+    /// Records a request that is already checked and answers it at the head.
+    package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        let response = try await answer(to: request)
+        guard case .streamed(let status, let headers, let chunks, let interval, let dropAfter) = response.outcome
+        else {
+            let (body, head) = try await send(checked: request)
+            return (ResponseBody(body), head)
+        }
+        let head = try Self.head(status, headers, for: request)
+        let label = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"
+        let stream = BodyStream(label: label)
+        let feeding = Task {
+            var budget = dropAfter ?? .max
+            for chunk in chunks {
+                if interval > 0 { try? await Task.sleep(nanoseconds: interval) }
+                if Task.isCancelled { return }
+                stream.append(chunk.prefix(budget))
+                budget -= min(budget, chunk.count)
+                if budget == 0, dropAfter != nil {
+                    return stream.fail(NetworkError(transportError: URLError(.networkConnectionLost)))
+                }
+            }
+            stream.finish()
+        }
+        stream.attach(.init(resume: {}, cancel: { feeding.cancel() }))
+        return (stream.body(expectedLength: nil), head)
+    }
+
+    private func answer(to request: URLRequest) async throws -> MockResponse {
         let response = try state.withLock { state in
             state.requests.append(request)
             return try state.nextResponse(for: request)
@@ -159,17 +207,16 @@ public final class MockTransport: Transport {
         if response.delay > 0 {
             try await wait(response.delay, for: request)
         }
-        switch response.outcome {
-        case .failure(let error):
-            throw error
-        case .response(let status, let headers, let body):
-            let url = request.url ?? URL(fileURLWithPath: "/")
-            guard
-                let httpResponse = HTTPURLResponse(
-                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
-            else { throw URLError(.badServerResponse) }
-            return (body, httpResponse)
-        }
+        return response
+    }
+
+    private static func head(_ status: Int, _ headers: [String: String], for request: URLRequest) throws
+        -> HTTPURLResponse
+    {
+        let url = request.url ?? URL(fileURLWithPath: "/")
+        guard let head = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        else { throw URLError(.badServerResponse) }
+        return head
     }
 }
 

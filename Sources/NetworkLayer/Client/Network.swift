@@ -28,7 +28,8 @@ public struct Network: Sendable {
     /// every attempt, backoff and token refresh together. Defaults to 60.
     ///
     /// A send still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
-    /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``.
+    /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``. For a streamed body
+    /// (``stream(_:)``) it covers the time until the head arrives; then ``idleTimeout`` applies.
     public var timeout: TimeInterval
     /// What every request goes through on its way to the transport, in order: the first sees the request first and
     /// the response last. See ``Middleware``.
@@ -38,6 +39,11 @@ public struct Network: Sendable {
     /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
     /// ``APIEnvironment/asDeclared``.
     public var environment: APIEnvironment
+    /// How long reading a streamed body (``stream(_:)``, ``events(_:reconnect:)``) may wait for the network, in
+    /// seconds, before it fails with ``NetworkError/TransportFailure/timedOut``. Defaults to 60. Only time spent
+    /// waiting for bytes counts, never the time your code takes with a chunk; a route can set its own
+    /// (``RequestOptions/idleTimeout``).
+    public var idleTimeout: TimeInterval = 60
 
     /// Creates a network over a transport.
     ///
@@ -80,6 +86,7 @@ public struct Network: Sendable {
         decoder = network.decoder
         acceptableStatusCodes = network.acceptableStatusCodes
         timeout = network.timeout
+        idleTimeout = network.idleTimeout
     }
 
     /// Tells each ``OfflineQueue`` in the list that it serves this network, so that it replays through the same
@@ -162,20 +169,28 @@ extension Network {
         return try await exchange(request, options: RequestOptions(), isReplay: true)
     }
 
-    private func exchange(
+    /// Sends through the middleware, if any, and the transport; a streamed body goes into `slot`.
+    func exchange(
         _ request: URLRequest,
         options: RequestOptions,
-        isReplay: Bool = false
+        isReplay: Bool = false,
+        streamingInto slot: StreamSlot? = nil
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if !middleware.isEmpty {
             return try await MiddlewareChain(middleware: middleware, transport: transport)
-                .send(request, options: options, within: timeout, isReplay: isReplay)
+                .send(request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot)
         }
         let request = try RequestRules.check(request)
+        let transport = transport
+        let exchange: @Sendable () async throws -> (Data, HTTPURLResponse) = {
+            guard let slot else { return try await transport.send(alreadyChecked: request) }
+            let (body, response) = try await transport.stream(alreadyChecked: request)
+            slot.put(body)
+            return (Data(), response)
+        }
         do {
-            if transport is any BuiltInTransport { return try await transport.send(alreadyChecked: request) }
-            let transport = transport
-            return try await Self.race(request, within: timeout) { try await transport.send(request) }
+            if transport is any BuiltInTransport { return try await exchange() }
+            return try await Self.race(request, within: timeout, exchange)
         } catch {
             throw NetworkError(transportError: error)
         }

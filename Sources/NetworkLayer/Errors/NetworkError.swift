@@ -93,7 +93,7 @@ extension NetworkError {
     }
 
     /// Wraps whatever a transport threw, mapping cancellation to ``cancelled`` and `URLError`s by category.
-    init(transportError error: any Error) {
+    package init(transportError error: any Error) {
         switch error {
         case let error as NetworkError:
             self = error

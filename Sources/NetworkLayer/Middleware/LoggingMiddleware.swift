@@ -41,8 +41,18 @@ public struct LoggingMiddleware: Middleware {
         let head = describe(request, attempt: context.attempt)
         do {
             let (data, response) = try await next(request, context)
-            let size = Self.grouped(data.count)
-            sink("\(head) → \(response.statusCode) in \(Self.milliseconds(since: start)), \(size) bytes")
+            let elapsed = Self.milliseconds(since: start)
+            guard let body = context.streamSlot?.current else {
+                sink("\(head) → \(response.statusCode) in \(elapsed), \(Self.grouped(data.count)) bytes")
+                return (data, response)
+            }
+            // A streamed body: a line at the head, and one when the body has ended.
+            sink("\(head) → \(response.statusCode) in \(elapsed), streaming")
+            let sink = sink
+            body.whenEnded { bytes, error in
+                let outcome = error.map { "failed (\(Self.kind(of: $0))) after" } ?? "ended after"
+                sink("\(head) → body \(outcome) \(Self.grouped(bytes)) bytes in \(Self.milliseconds(since: start))")
+            }
             return (data, response)
         } catch {
             sink("\(head) → failed in \(Self.milliseconds(since: start)): \(Self.kind(of: error))")

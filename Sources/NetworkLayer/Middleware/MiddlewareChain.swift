@@ -17,10 +17,12 @@ struct MiddlewareChain: Sendable {
         _ request: URLRequest,
         options: RequestOptions,
         within seconds: TimeInterval,
-        isReplay: Bool = false
+        isReplay: Bool = false,
+        streamingInto slot: StreamSlot? = nil
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
         if !isReplay { start.routeRequest = request }
+        start.streamSlot = slot
         let context = start
         do {
             return try await Network.race(request, within: seconds) {
@@ -68,7 +70,10 @@ struct MiddlewareChain: Sendable {
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
         request.timeoutInterval = remaining
         do {
-            return try await transport.send(alreadyChecked: request)
+            guard let slot = context.streamSlot else { return try await transport.send(alreadyChecked: request) }
+            let (body, response) = try await transport.stream(alreadyChecked: request)
+            slot.put(body)
+            return (Data(), response)
         } catch {
             throw NetworkError(transportError: error)
         }

@@ -27,6 +27,14 @@ public struct RequestContext: Sendable {
     /// from those a middleware added. `nil` for a replay or a context made outside ``Network``.
     var routeRequest: URLRequest?
 
+    /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
+    var streamSlot: StreamSlot?
+
+    /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, ``Network/events(_:reconnect:)``):
+    /// the `Data` that `next` returns is then empty, and the body goes to the caller untouched. A middleware that
+    /// keeps or replaces bodies (a cache) leaves such a send alone.
+    public var isStreaming: Bool { streamSlot != nil }
+
     /// Creates a context for a send that may take `timeRemaining` seconds from now.
     public init(options: RequestOptions = RequestOptions(), attempt: Int = 1, timeRemaining: Double) {
         self.init(options: options, attempt: attempt, timeRemaining: timeRemaining, clock: .system)

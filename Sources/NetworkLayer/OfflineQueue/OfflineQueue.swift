@@ -201,7 +201,7 @@ public final class OfflineQueue: Middleware {
         context: RequestContext,
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
-        guard context.options.queuesWhenOffline else {
+        guard context.options.queuesWhenOffline, !context.isStreaming else {
             let result = try await next(request, context)
             replayInBackground()
             return result

@@ -14,6 +14,19 @@ import Foundation
 package protocol BuiltInTransport: Transport {
     /// Sends a request that ``RequestRules/check(_:)`` returned.
     func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    /// Streams a request that ``RequestRules/check(_:)`` returned: returns at the head; the deadline covers only
+    /// the time until then.
+    func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+}
+
+extension BuiltInTransport {
+    /// Sends the request whole and hands over the complete body, for a transport of this package that cannot
+    /// stream yet.
+    package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        let (data, response) = try await send(checked: request)
+        return (ResponseBody(data), response)
+    }
 }
 
 extension Transport {
@@ -22,5 +35,12 @@ extension Transport {
     func send(alreadyChecked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         if let builtIn = self as? any BuiltInTransport { return try await builtIn.send(checked: request) }
         return try await send(request)
+    }
+
+    /// Streams a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of
+    /// this package.
+    func stream(alreadyChecked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        if let builtIn = self as? any BuiltInTransport { return try await builtIn.stream(checked: request) }
+        return try await stream(request)
     }
 }

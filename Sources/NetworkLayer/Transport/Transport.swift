@@ -27,7 +27,24 @@ public import Foundation
 /// A transport returns every status code as a response; ``Network`` decides which are errors. Throw a `URLError`
 /// for network failures and `CancellationError` (or `URLError(.cancelled)`) when the task is cancelled; ``Network``
 /// maps them to ``NetworkError``.
+///
+/// A transport that can hand over a body as it arrives implements ``stream(_:)`` as well; one that does not (such
+/// as the test transport above) still serves ``Network/stream(_:)`` and ``Network/events(_:reconnect:)``, with the
+/// body it returns from `send`.
 public protocol Transport: Sendable {
     /// Sends the request and returns the complete body with its HTTP response.
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    /// Sends the request and returns as soon as the head has arrived, with the body still arriving.
+    ///
+    /// The default sends with ``send(_:)`` and hands over the complete body.
+    func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+}
+
+extension Transport {
+    /// Sends with ``send(_:)`` and hands over the complete body, for a transport that cannot stream.
+    public func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        let (data, response) = try await send(request)
+        return (ResponseBody(data), response)
+    }
 }

@@ -1,0 +1,167 @@
+import Foundation
+
+/// The state of one streamed body between the transport that produces it and the one consumer that reads it: a value,
+/// so that every decision (hand over a chunk, pause the producer, resume it, end) is tested without I/O.
+///
+/// Backpressure works with two watermarks, as in async-http-client: once `highWatermark` bytes wait unread, a
+/// producer's offer is refused (it keeps the chunk, pauses, and offers it again later, as libcurl does); once the
+/// consumer has read the buffer down to `lowWatermark`, the producer is told to resume. A producer that cannot keep
+/// a chunk (URLSession has delivered it already) appends it anyway and is told to pause; past `hardLimit` unread
+/// bytes the body fails instead of growing.
+package struct BodyBuffer<Waiter> {
+    /// What a producer's offer led to.
+    package enum Offer: Equatable {
+        /// The chunk is taken.
+        case taken
+        /// The buffer is full: the producer keeps the chunk, pauses, and offers it again once told to resume.
+        case full
+        /// The body ended (the consumer went away, or it failed): the producer stops.
+        case ended
+    }
+
+    /// A consumer to resume once the lock is released.
+    enum Wake {
+        case chunk(Waiter, Data)
+        case end(Waiter)
+        case failure(Waiter, NetworkError)
+    }
+
+    /// How the body ended.
+    enum Ending {
+        /// The producer delivered all of it.
+        case finished
+        /// The producer failed (a drop, a timeout): what it delivered before is still read, then the error.
+        case failed(NetworkError)
+        /// The reader went away, or the body was stopped: unread chunks are dropped.
+        case abandoned(NetworkError)
+    }
+
+    /// What the consumer's request for the next chunk led to.
+    enum Read {
+        /// A chunk; `resumeProducer` when the producer should be told to go on.
+        case chunk(Data, resumeProducer: Bool)
+        /// The body ended normally.
+        case end
+        /// The body failed.
+        case failure(NetworkError)
+        /// Nothing yet: the consumer was recorded as the waiter.
+        case wait
+    }
+
+    let highWatermark: Int
+    let lowWatermark: Int
+    /// The most unread bytes a producer that cannot pause may leave; past it the body fails.
+    let hardLimit: Int
+
+    private var chunks: [Data] = []
+    private var head = 0
+    private(set) var bufferedBytes = 0
+    private(set) var deliveredBytes = 0
+    private(set) var ending: Ending?
+    /// The consumer waiting for the next chunk; only while the buffer is empty.
+    private(set) var waiter: Waiter?
+    /// Whether the producer was told to pause and not yet to resume.
+    private(set) var producerPaused = false
+
+    init(highWatermark: Int, lowWatermark: Int, hardLimit: Int) {
+        self.highWatermark = highWatermark
+        self.lowWatermark = min(lowWatermark, highWatermark)
+        self.hardLimit = max(hardLimit, highWatermark)
+    }
+
+    var hasEnded: Bool { ending != nil }
+
+    /// A producer that can keep a chunk (libcurl's pause) offers it.
+    mutating func offer(_ chunk: Data) -> (Offer, wake: Wake?) {
+        guard ending == nil else { return (.ended, nil) }
+        if bufferedBytes >= highWatermark {
+            producerPaused = true
+            return (.full, nil)
+        }
+        return (.taken, take(chunk))
+    }
+
+    /// A producer that cannot keep a chunk appends it; `pause` says it should stop reading for now.
+    mutating func append(_ chunk: Data) -> (pause: Bool, wake: Wake?) {
+        guard ending == nil else { return (false, nil) }
+        if bufferedBytes + chunk.count > hardLimit {
+            return (false, end(.abandoned(Self.overrun(hardLimit))))
+        }
+        let wake = take(chunk)
+        let pause = !producerPaused && bufferedBytes >= highWatermark
+        if pause { producerPaused = true }
+        return (pause, wake)
+    }
+
+    /// Hands the chunk to a waiting consumer, or keeps it.
+    private mutating func take(_ chunk: Data) -> Wake? {
+        guard !chunk.isEmpty else { return nil }
+        if let waiter {
+            self.waiter = nil
+            deliveredBytes += chunk.count
+            return .chunk(waiter, chunk)
+        }
+        chunks.append(chunk)
+        bufferedBytes += chunk.count
+        return nil
+    }
+
+    /// The consumer asks for the next chunk; `waiter` is recorded if it must wait.
+    mutating func read(waiter: Waiter) -> Read {
+        if head < chunks.count {
+            let chunk = chunks[head]
+            chunks[head] = Data()
+            head += 1
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            bufferedBytes -= chunk.count
+            deliveredBytes += chunk.count
+            let resume = producerPaused && bufferedBytes <= lowWatermark && ending == nil
+            if resume { producerPaused = false }
+            return .chunk(chunk, resumeProducer: resume)
+        }
+        switch ending {
+        case .finished: return .end
+        case .failed(let error), .abandoned(let error): return .failure(error)
+        case nil:
+            self.waiter = waiter
+            return .wait
+        }
+    }
+
+    /// Ends the body (the producer finished or failed, the reader went away); an abandoned body drops its unread
+    /// chunks. Returns the waiting consumer to tell, if any (it waits only while nothing is unread).
+    mutating func end(_ ending: Ending) -> Wake? {
+        guard self.ending == nil else { return nil }
+        self.ending = ending
+        if case .abandoned = ending {
+            chunks.removeAll()
+            head = 0
+            bufferedBytes = 0
+        }
+        guard let waiter else { return nil }
+        self.waiter = nil
+        switch ending {
+        case .finished: return .end(waiter)
+        case .failed(let error), .abandoned(let error): return .failure(waiter, error)
+        }
+    }
+
+    /// The error of a consumer that fell `limit` bytes behind a producer that cannot pause.
+    static func overrun(_ limit: Int) -> NetworkError {
+        .transport(
+            .responseTooLarge,
+            underlyingError: URLError(
+                .dataLengthExceedsMaximum,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "the reader fell \(limit) bytes behind a transport that cannot pause its transfer; read "
+                        + "faster, or use CurlTransport"
+                ]))
+    }
+}
+
+extension BodyBuffer: Sendable where Waiter: Sendable {}
+extension BodyBuffer.Wake: Sendable where Waiter: Sendable {}
