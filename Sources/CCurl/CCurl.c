@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 // libcurl's variadic entry points are called through pointers of their own variadic type: the arguments are then
 // passed exactly as curl.h's prototypes pass them, on every ABI (x86_64 and aarch64 differ for variadic calls).
@@ -55,6 +56,23 @@ static struct {
     const char *(*multi_strerror)(int);
 } curl;
 
+// The OpenSSL 1.1+ calls that look into an idle TLS connection, found among libcurl's own dependencies (so they are
+// the OpenSSL libcurl uses); all NULL when libcurl uses another TLS library.
+static struct {
+    int (*peek)(void *, void *, int);
+    int (*get_error)(const void *, int);
+    int (*has_pending)(const void *);
+    void *(*get_rbio)(const void *);
+    void *(*get_wbio)(const void *);
+    void (*set0_rbio)(void *, void *);
+    void (*set0_wbio)(void *, void *);
+    void (*get0_alpn_selected)(const void *, const unsigned char **, unsigned int *);
+    void *(*bio_new_socket)(int, int);
+    int (*bio_up_ref)(void *);
+    void (*err_clear_error)(void);
+} tls;
+static int tls_loaded;
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_error[512];
 static version_info *info;
@@ -67,6 +85,27 @@ static version_info *info;
             return;                                                                                           \
         }                                                                                                     \
     } while (0)
+
+#define LOAD_TLS(field, name)                                  \
+    do {                                                       \
+        *(void **)(&tls.field) = dlsym(library, name);         \
+        if (!tls.field) return;                                \
+    } while (0)
+
+static void load_tls(void *library) {
+    LOAD_TLS(peek, "SSL_peek");
+    LOAD_TLS(get_error, "SSL_get_error");
+    LOAD_TLS(has_pending, "SSL_has_pending");
+    LOAD_TLS(get_rbio, "SSL_get_rbio");
+    LOAD_TLS(get_wbio, "SSL_get_wbio");
+    LOAD_TLS(set0_rbio, "SSL_set0_rbio");
+    LOAD_TLS(set0_wbio, "SSL_set0_wbio");
+    LOAD_TLS(get0_alpn_selected, "SSL_get0_alpn_selected");
+    LOAD_TLS(bio_new_socket, "BIO_new_socket");
+    LOAD_TLS(bio_up_ref, "BIO_up_ref");
+    LOAD_TLS(err_clear_error, "ERR_clear_error");
+    tls_loaded = 1;
+}
 
 static void load(void) {
     void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
@@ -95,6 +134,8 @@ static void load(void) {
     LOAD(multi_wakeup, "curl_multi_wakeup");
     LOAD(multi_info_read, "curl_multi_info_read");
     LOAD(multi_strerror, "curl_multi_strerror");
+    // dlsym on libcurl's handle searches its dependencies too.
+    load_tls(library);
     // curl_global_init is reference counted; FoundationNetworking calls it too. CURLVERSION_FIRST (0) asks for
     // the fields every version has.
     if (curl.global_init(NLCURL_GLOBAL_ALL) != 0) {
@@ -152,6 +193,52 @@ int nl_curl_default_ca_bundle(char *path, size_t capacity) {
     int found = code == 0 && value && snprintf(path, capacity, "%s", value) < (int)capacity;
     if (easy) curl.easy_cleanup(easy);
     return found ? 0 : -1;
+}
+
+int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char *, int, int)) {
+    return curl.easy_setopt(easy, NLCURLOPT_PREREQFUNCTION, callback);
+}
+
+int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int)) {
+    return curl.easy_setopt(easy, NLCURLOPT_SOCKOPTFUNCTION, callback);
+}
+
+int nl_curl_tls_idle_input(void *easy, int socket) {
+    // struct curl_tlssessioninfo: the TLS library (CURLSSLBACKEND_OPENSSL is 1) and its SSL pointer.
+    struct {
+        int backend;
+        void *internals;
+    } *session = NULL;
+    // CURLINFO_TLS_SSL_PTR: pointer type (0x400000) + 45.
+    if (!tls_loaded || curl.easy_getinfo(easy, 0x400000 + 45, &session) != 0 || !session || session->backend != 1 ||
+        !session->internals) {
+        return NLCURL_TLS_IDLE_UNKNOWN;
+    }
+    void *ssl = session->internals;
+    const unsigned char *protocol = NULL;
+    unsigned int length = 0;
+    tls.get0_alpn_selected(ssl, &protocol, &length);
+    if (length == 2 && memcmp(protocol, "h2", 2) == 0) return NLCURL_TLS_IDLE_MULTIPLEXED;
+    // libcurl's BIOs read and write through its connection filters, which only work inside libcurl's own calls:
+    // for this one, OpenSSL reads and writes the socket itself (BIO_NOCLOSE is 0), and libcurl's BIOs are put back.
+    void *own = tls.bio_new_socket(socket, 0);
+    if (!own) return NLCURL_TLS_IDLE_DATA;
+    void *read_bio = tls.get_rbio(ssl);
+    void *write_bio = tls.get_wbio(ssl);
+    tls.bio_up_ref(read_bio);
+    tls.bio_up_ref(write_bio);
+    tls.bio_up_ref(own);  // one reference for each of the two slots
+    tls.set0_rbio(ssl, own);
+    tls.set0_wbio(ssl, own);
+    tls.err_clear_error();
+    char byte;
+    int peeked = tls.peek(ssl, &byte, 1);
+    // SSL_ERROR_WANT_READ (2): every complete record was taken and none was application data.
+    int nothing_more = peeked <= 0 && tls.get_error(ssl, peeked) == 2 && !tls.has_pending(ssl);
+    tls.err_clear_error();
+    tls.set0_rbio(ssl, read_bio);
+    tls.set0_wbio(ssl, write_bio);
+    return nothing_more ? NLCURL_TLS_IDLE_NO_DATA : NLCURL_TLS_IDLE_DATA;
 }
 
 int nl_curl_easy_getinfo_long(void *easy, int info_id, long *value) {

@@ -72,6 +72,17 @@ enum Socket {
         return poll(&descriptor, 1, milliseconds) > 0
     }
 
+    /// Waits until the peer has acknowledged every byte written to the socket, so they are in its receive buffer (on
+    /// Linux; elsewhere it returns at once), or until `keepWaiting` turns false.
+    static func waitUntilAcknowledged(_ fd: Int32, while keepWaiting: () -> Bool) {
+        #if canImport(Glibc)
+            var unacknowledged: Int32 = 1
+            while keepWaiting() && ioctl(fd, UInt(TIOCOUTQ), &unacknowledged) == 0 && unacknowledged > 0 {
+                _ = poll(nil, 0, 1)
+            }
+        #endif
+    }
+
     /// Writes all bytes; false if the peer went away, or if it stopped reading and `keepTrying` turned false.
     ///
     /// Connections have a 50 ms send timeout (see ``configure(_:)``), so a client that stops reading without

@@ -44,6 +44,11 @@ public enum ServerReply: Sendable {
     indirect case delayed(milliseconds: Int, ServerReply)
     /// The head, then the body as fast as the client reads it, until it ends, the client closes or the server stops.
     case stream(head: Data, body: StreamedBody)
+    /// Another reply, then, after a pause on the now idle connection, `bytes` that nobody asked for; `written` is
+    /// called once the client's side has acknowledged them (they are in its socket's receive buffer), so that a test
+    /// can order its next request after them without sleeping.
+    indirect case injecting(
+        after: ServerReply, milliseconds: Int, bytes: Data, written: @Sendable () -> Void)
 
     /// A redirect with a `Location` header and an empty body.
     public static func redirect(_ status: Int, to location: String) -> ServerReply {
@@ -118,6 +123,11 @@ public final class TestHTTPServer: Sendable {
         state.requests
     }
 
+    /// How many connections the server has accepted so far.
+    public var acceptedConnections: Int {
+        state.acceptedConnections
+    }
+
     /// Stops accepting and closes every connection within about 50 ms.
     public func stop() {
         state.stop()
@@ -135,6 +145,7 @@ public final class TestHTTPServer: Sendable {
             guard Socket.waitReadable(listener, milliseconds: 50) else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
+            state.recordConnection()
             Socket.configure(connection)
             let thread = Thread {
                 defer { close(connection) }
@@ -204,12 +215,23 @@ private struct Connection {
             guard send(head) else { return false }
             return stream(body)
         case .delayed(let milliseconds, let reply):
-            let deadline = ContinuousClock.now + .milliseconds(milliseconds)
-            while ContinuousClock.now < deadline {
-                if state.isStopped || clientClosed(waitingMilliseconds: 20) { return false }
-            }
+            guard pause(milliseconds: milliseconds) else { return false }
             return write(reply, for: request)
+        case .injecting(let reply, let milliseconds, let bytes, let written):
+            guard write(reply, for: request), pause(milliseconds: milliseconds), send(bytes) else { return false }
+            Socket.waitUntilAcknowledged(fd) { !state.isStopped }
+            written()
+            return true
         }
+    }
+
+    /// Waits, unless the client closes or the server stops first; returns whether the connection is still open.
+    private func pause(milliseconds: Int) -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        while ContinuousClock.now < deadline {
+            if state.isStopped || clientClosed(waitingMilliseconds: 20) { return false }
+        }
+        return true
     }
 
     /// Writes bytes, giving up when the client stops reading and the server stops.
@@ -269,16 +291,19 @@ private struct Connection {
 
 /// The server's shared state: whether it is stopping, and what it has received.
 private final class ServerState: Sendable {
-    private let storage = LockedBox<(stopped: Bool, records: Bool, requests: [ReceivedRequest])>((false, true, []))
+    private let storage = LockedBox<(stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int)>(
+        (false, true, [], 0))
 
     var isStopped: Bool { storage.withLock { $0.stopped } }
     var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
+    var acceptedConnections: Int { storage.withLock { $0.connections } }
     var recordsRequests: Bool {
         get { storage.withLock { $0.records } }
         set { storage.withLock { $0.records = newValue } }
     }
 
     func stop() { storage.withLock { $0.stopped = true } }
+    func recordConnection() { storage.withLock { $0.connections += 1 } }
     func record(_ request: ReceivedRequest) {
         storage.withLock { if $0.records { $0.requests.append(request) } }
     }

@@ -22,6 +22,7 @@ enum {
     NLCURLOPT_NOBODY = 44,
     NLCURLOPT_POST = 47,
     NLCURLOPT_FOLLOWLOCATION = 52,
+    NLCURLOPT_FRESH_CONNECT = 74,
     NLCURLOPT_SSL_VERIFYPEER = 64,
     NLCURLOPT_CAINFO = 10065,
     NLCURLOPT_HEADERFUNCTION = 20079,
@@ -33,11 +34,15 @@ enum {
     NLCURLOPT_PRIVATE = 10103,
     NLCURLOPT_POSTFIELDSIZE_LARGE = 30120,
     NLCURLOPT_TCP_NODELAY = 121,
+    NLCURLOPT_SOCKOPTFUNCTION = 20148,
+    NLCURLOPT_SOCKOPTDATA = 10149,
     NLCURLOPT_COPYPOSTFIELDS = 10165,
     NLCURLOPT_PROTOCOLS = 181,
     NLCURLOPT_REDIR_PROTOCOLS = 182,
     NLCURLOPT_PIPEWAIT = 237,
     NLCURLOPT_CAINFO_BLOB = 40309,
+    NLCURLOPT_PREREQFUNCTION = 20312,
+    NLCURLOPT_PREREQDATA = 10313,
 };
 
 enum {
@@ -51,7 +56,20 @@ enum {
 enum {
     NLCURLINFO_EFFECTIVE_URL = 0x100001,
     NLCURLINFO_RESPONSE_CODE = 0x200002,
+    NLCURLINFO_NUM_CONNECTS = 0x20001A,
     NLCURLINFO_HTTP_VERSION = 0x20002E,
+};
+
+/// What waits unread on an idle TLS connection, as ``nl_curl_tls_idle_input`` finds it.
+enum {
+    /// Nothing but TLS records that are no application data (session tickets, key updates): OpenSSL has taken them.
+    NLCURL_TLS_IDLE_NO_DATA = 0,
+    /// Application data, a close, a partial record, or records OpenSSL refused.
+    NLCURL_TLS_IDLE_DATA = 1,
+    /// An HTTP/2 connection, where the server may send frames at any time.
+    NLCURL_TLS_IDLE_MULTIPLEXED = 2,
+    /// The connection's TLS cannot be looked into (not OpenSSL 1.1 or later).
+    NLCURL_TLS_IDLE_UNKNOWN = 3,
 };
 
 enum {
@@ -89,6 +107,12 @@ int nl_curl_easy_setopt_callback(void *easy, int option, size_t (*callback)(char
 /// Sets a blob option (libcurl 7.77.0 and later) to bytes that libcurl does not copy: they must outlive every
 /// transfer of the handle until the option is reset.
 int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
+/// Sets `CURLOPT_PREREQFUNCTION` (libcurl 7.80.0 and later): called once the connection is there, fresh or reused,
+/// before the request is sent; it returns 0 to send it, 1 to fail the transfer with CURLE_ABORTED_BY_CALLBACK.
+int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char *, int, int));
+/// Sets `CURLOPT_SOCKOPTFUNCTION`: called with each socket libcurl opens for the transfer, before it connects; it
+/// returns 0 to go on.
+int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int));
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nl_curl_easy_getinfo_string(void *easy, int info, const char **value);
 const char *nl_curl_easy_strerror(int code);
@@ -108,6 +132,12 @@ const char *nl_curl_multi_strerror(int code);
 
 /// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.
 int nl_curl_default_ca_bundle(char *path, size_t capacity);
+
+/// Looks at what waits unread at `socket`, the TLS connection of `easy` (during its pre-request callback; libcurl
+/// 7.88 answers no CURLINFO_ACTIVESOCKET there, so the caller finds the socket itself): lets
+/// OpenSSL read and process the records there, through a socket BIO of its own for the call, and peeks at whether
+/// any of them is application data. Returns one of the NLCURL_TLS_IDLE_ values.
+int nl_curl_tls_idle_input(void *easy, int socket);
 
 /// The next finished transfer of a multi handle: returns its easy handle and sets `result`, or returns NULL.
 void *nl_curl_multi_next_done(void *multi, int *result);

@@ -101,6 +101,7 @@
         private var byID: [Int: CurlTransfer] = [:]
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
+        private let connections = CurlConnections()
         /// How many idle easy handles are kept for reuse.
         private static let idleLimit = 32
 
@@ -130,7 +131,8 @@
             }
             begin(
                 CurlTransfer(
-                    submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init)))
+                    submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
+                    connections: connections))
         }
 
         /// Sets up the transfer's current hop and hands it to libcurl.
@@ -161,10 +163,11 @@
                 guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
                 _ = nl_curl_multi_remove_handle(multi, handle)
                 switch transfer.outcome(of: CurlCode(rawValue: code)) {
-                case .follow where transfer.state.withLock({ $0.run(id) }):
+                case .follow where transfer.state.withLock({ $0.run(id) }),
+                    .retry where transfer.state.withLock({ $0.run(id) }):
                     begin(transfer)
                     startedHop = true
-                case .follow:
+                case .follow, .retry:
                     recycle(transfer)
                 case .deliver(let data, let response):
                     recycle(transfer)

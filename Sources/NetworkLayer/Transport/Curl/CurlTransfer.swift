@@ -34,6 +34,8 @@
             case tooLarge(announced: Int64?)
             case head(ResponseHead.Violation)
             case ended
+            /// The kept-alive connection libcurl chose had bytes waiting before the request was sent.
+            case uncleanConnection
         }
 
         let submission: CurlSubmission
@@ -41,22 +43,32 @@
         let easy: CurlEasyHandle
         /// The trusted authorities as one PEM blob, owned by the event loop, when `rules` has them as a blob.
         let authorities: UnsafeRawBufferPointer?
+        /// The sockets of the loop's connections, for the check of a reused one.
+        let connections: CurlConnections
         private(set) var chain: RedirectChain
         private(set) var head: ResponseHead
         private(set) var body = Data()
         private(set) var abort: Abort?
         private var headerList: UnsafeMutableRawPointer?
+        /// Whether the current hop is sent again on a connection of its own, because the one libcurl reused for it
+        /// was unclean; that connection is closed (a transfer aborted by a callback never leaves its connection for
+        /// reuse).
+        private var opensFreshConnection = false
+        /// The sockets libcurl opened for the current hop.
+        private var openedSockets: [Int32] = []
 
         init(
             _ submission: CurlSubmission,
             rules: CurlTransferRules,
             easy: CurlEasyHandle,
-            authorities: UnsafeRawBufferPointer?
+            authorities: UnsafeRawBufferPointer?,
+            connections: CurlConnections
         ) {
             self.submission = submission
             self.rules = rules
             self.easy = easy
             self.authorities = authorities
+            self.connections = connections
             self.chain = RedirectChain(original: submission.request)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
         }
@@ -73,6 +85,7 @@
             head = ResponseHead(limit: rules.maximumHeaderSize)
             body = Data()
             abort = nil
+            openedSockets = []
             if let headerList { nl_curl_slist_free_all(headerList) }
             headerList = nil
             // The first hop passed RequestRules; a redirect changes only the URL (to http or https, which
@@ -105,6 +118,13 @@
             easy.setCallback(NLCURLOPT_HEADERFUNCTION, curlWriteHeader)
             easy.setPointer(NLCURLOPT_HEADERDATA, user)
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
+            // libcurl older than 7.80.0 has no pre-request callback and refuses the option; its connections go
+            // unchecked.
+            _ = nl_curl_easy_setopt_prereq(easy.pointer, curlCheckConnection)
+            easy.setPointer(NLCURLOPT_PREREQDATA, user)
+            _ = nl_curl_easy_setopt_sockopt(easy.pointer, curlNoteSocket)
+            easy.setPointer(NLCURLOPT_SOCKOPTDATA, user)
+            if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
             configureMethodAndBody(of: request, method: method)
             headerList = Self.headerLines(for: request, method: method)
             easy.setPointer(NLCURLOPT_HTTPHEADER, headerList)
@@ -192,10 +212,38 @@
             return line.count
         }
 
+        /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
+        /// bytes waiting that could be taken for the response.
+        func checkConnection(_ endpoints: CurlConnections.Endpoints) -> Int32 {
+            var connects = 0
+            _ = nl_curl_easy_getinfo_long(easy.pointer, Int32(NLCURLINFO_NUM_CONNECTS), &connects)
+            if connects > 0 {
+                connections.noteOpened(endpoints, among: openedSockets)
+                return 0  // CURL_PREREQFUNC_OK
+            }
+            guard !opensFreshConnection, let socket = connections.socket(for: endpoints) else { return 0 }
+            let overTLS = chain.current.url?.scheme?.lowercased() == "https"
+            guard CurlConnectionCheck.mayCarryRequest(easy, socket: socket, overTLS: overTLS) else {
+                abort = .uncleanConnection
+                return 1  // CURL_PREREQFUNC_ABORT
+            }
+            return 0
+        }
+
+        /// Notes a socket libcurl opened for the current hop.
+        func noteSocket(_ socket: Int32) {
+            openedSockets.append(socket)
+        }
+
         // MARK: The end of a hop
 
         /// What to do now that libcurl has finished the hop with `code`.
         func outcome(of code: CurlCode) -> CurlHopOutcome {
+            if case .uncleanConnection = abort {
+                opensFreshConnection = true
+                return .retry
+            }
+            opensFreshConnection = false
             if let abort { return .fail(error(for: abort)) }
             guard code == .ok else { return .fail(error(for: code)) }
             if head.statusCode != nil && !head.isComplete {
@@ -229,6 +277,9 @@
                         .badServerResponse, description: violation.description, url: chain.current.url))
             case .ended:
                 .cancelled
+            case .uncleanConnection:
+                // Never reached: such a hop is sent again instead.
+                .transport(.other, underlyingError: URLError(.unknown, description: "unclean connection"))
             }
         }
 
@@ -251,6 +302,8 @@
     enum CurlHopOutcome {
         case deliver(Data, HTTPURLResponse)
         case follow
+        /// The same hop again, on a fresh connection.
+        case retry
         case fail(NetworkError)
     }
 
@@ -262,6 +315,30 @@
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
             return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
         }
+
+    private typealias PrerequestCallback =
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32
+        ) -> Int32
+
+    /// libcurl's pre-request callback: `user` is the transfer; then the connection's remote and local addresses and
+    /// ports.
+    private let curlCheckConnection: PrerequestCallback = { user, remoteAddress, localAddress, remotePort, localPort in
+        guard let user, let remoteAddress, let localAddress else { return 0 }
+        let endpoints = CurlConnections.Endpoints(
+            localAddress: String(cString: localAddress), localPort: Int(localPort),
+            remoteAddress: String(cString: remoteAddress), remotePort: Int(remotePort))
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+        return transfer.checkConnection(endpoints)
+    }
+
+    /// libcurl's socket-options callback: `user` is the transfer; 0 is CURL_SOCKOPT_OK.
+    private let curlNoteSocket: @convention(c) (UnsafeMutableRawPointer?, Int32, Int32) -> Int32 = {
+        user, socket, _ in
+        guard let user else { return 0 }
+        Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().noteSocket(socket)
+        return 0
+    }
 
     /// libcurl's header callback: one complete header line at a time.
     private let curlWriteHeader:

@@ -1,0 +1,92 @@
+#if os(Linux)
+    import Glibc
+
+    /// The sockets of the connections libcurl keeps for one event loop, found by their addresses and ports.
+    ///
+    /// libcurl 7.88 tells a pre-request callback the connection's addresses and ports but not its socket
+    /// (`CURLINFO_ACTIVESOCKET` answers only once a transfer is done). So each socket libcurl opens is noted when it
+    /// opens it, matched to its connection when that connection's first request goes out, and found again by the
+    /// connection's addresses when the connection is reused. A socket is checked against those addresses whenever it
+    /// is found, so an entry that outlived its connection (whose number the system gave to another socket or file)
+    /// is never taken for it. Only the loop thread uses it.
+    final class CurlConnections {
+        /// A TCP connection's two ends, as libcurl reports them and as the system does.
+        struct Endpoints: Hashable {
+            let localAddress: String
+            let localPort: Int
+            let remoteAddress: String
+            let remotePort: Int
+        }
+
+        private var sockets: [Endpoints: Int32] = [:]
+        /// Beyond this many entries, those whose connection is gone are dropped.
+        private static let pruneThreshold = 256
+
+        /// Notes the connection opened on one of `candidates` (the sockets libcurl opened for it; with two address
+        /// families racing, the other one lost and was closed).
+        func noteOpened(_ endpoints: Endpoints, among candidates: [Int32]) {
+            guard let socket = candidates.last(where: { Self.endpoints(of: $0) == endpoints }) else { return }
+            if sockets.count >= Self.pruneThreshold {
+                sockets = sockets.filter { Self.endpoints(of: $0.value) == $0.key }
+            }
+            sockets[endpoints] = socket
+        }
+
+        /// The socket of the open connection with these ends, if it was noted.
+        func socket(for endpoints: Endpoints) -> Int32? {
+            guard let socket = sockets[endpoints] else { return nil }
+            guard Self.endpoints(of: socket) == endpoints else {
+                sockets[endpoints] = nil
+                return nil
+            }
+            return socket
+        }
+
+        /// A socket's ends as the system reports them, or `nil` when it is no connected socket.
+        static func endpoints(of socket: Int32) -> Endpoints? {
+            guard let local = address(of: socket, getsockname), let remote = address(of: socket, getpeername) else {
+                return nil
+            }
+            return Endpoints(
+                localAddress: local.address, localPort: local.port, remoteAddress: remote.address,
+                remotePort: remote.port)
+        }
+
+        private static func address(
+            of socket: Int32,
+            _ query: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+        ) -> (address: String, port: Int)? {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let found = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { query(socket, $0, &length) }
+            }
+            guard found == 0 else { return nil }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            switch Int32(storage.ss_family) {
+            case AF_INET:
+                return withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                        var bytes = address.pointee.sin_addr
+                        guard inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
+                        return (Self.string(text), Int(UInt16(bigEndian: address.pointee.sin_port)))
+                    }
+                }
+            case AF_INET6:
+                return withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                        var bytes = address.pointee.sin6_addr
+                        guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
+                        return (Self.string(text), Int(UInt16(bigEndian: address.pointee.sin6_port)))
+                    }
+                }
+            default:
+                return nil
+            }
+        }
+
+        private static func string(_ text: [CChar]) -> String {
+            String(decoding: text.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        }
+    }
+#endif
