@@ -75,6 +75,8 @@ static struct {
     int (*ssl_accept)(void *);
     int (*ssl_read)(void *, void *, int);
     int (*ssl_write)(void *, const void *, int);
+    int (*ssl_new_session_ticket)(void *);
+    int (*ssl_do_handshake)(void *);
     int (*ssl_pending)(const void *);
     int (*ssl_get_error)(const void *, int);
     int (*ssl_shutdown)(void *);
@@ -149,6 +151,8 @@ static void load(void) {
     LOAD(tls, ssl_accept, "SSL_accept");
     LOAD(tls, ssl_read, "SSL_read");
     LOAD(tls, ssl_write, "SSL_write");
+    LOAD(tls, ssl_new_session_ticket, "SSL_new_session_ticket");
+    LOAD(tls, ssl_do_handshake, "SSL_do_handshake");
     LOAD(tls, ssl_pending, "SSL_pending");
     LOAD(tls, ssl_get_error, "SSL_get_error");
     LOAD(tls, ssl_shutdown, "SSL_shutdown");
@@ -347,6 +351,14 @@ int testtls_write(void *session, const void *buffer, int count) {
     return written;
 }
 
+int testtls_send_session_ticket(void *session) {
+    quiet_pipe quiet = quiet_pipe_begin();
+    // TLS 1.3 only: the ticket is queued, and SSL_do_handshake writes it at once.
+    int sent = ssl.ssl_new_session_ticket(session) == 1 && ssl.ssl_do_handshake(session) == 1;
+    quiet_pipe_end(quiet);
+    return sent;
+}
+
 void testtls_close(void *session) {
     quiet_pipe quiet = quiet_pipe_begin();
     ssl.ssl_shutdown(session);
@@ -375,6 +387,7 @@ void *testtls_accept(void *context, int fd, char *error, size_t capacity) { retu
 int testtls_read(void *session, void *buffer, int capacity) { return -1; }
 int testtls_pending(void *session) { return 0; }
 int testtls_write(void *session, const void *buffer, int count) { return -1; }
+int testtls_send_session_ticket(void *session) { return 0; }
 void testtls_close(void *session) {}
 
 #endif

@@ -14,6 +14,13 @@ public protocol ConnectionIO {
     func write(_ bytes: Data, while keepTrying: () -> Bool) -> Bool
     /// Ends the connection's own layer (TLS sends its close); the server closes the socket afterwards.
     func finish()
+    /// Sends a TLS 1.3 session ticket now; false when the connection has none to send (plain TCP, TLS 1.2).
+    func sendSessionTicket() -> Bool
+}
+
+extension ConnectionIO {
+    /// Sends nothing: a connection without TLS 1.3 has no session tickets.
+    public func sendSessionTicket() -> Bool { false }
 }
 
 /// Turns an accepted socket into a connection's I/O, for example with a TLS handshake.

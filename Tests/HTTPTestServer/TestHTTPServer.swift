@@ -44,11 +44,11 @@ public enum ServerReply: Sendable {
     indirect case delayed(milliseconds: Int, ServerReply)
     /// The head, then the body as fast as the client reads it, until it ends, the client closes or the server stops.
     case stream(head: Data, body: StreamedBody)
-    /// Another reply, then, after a pause on the now idle connection, `bytes` that nobody asked for; `written` is
-    /// called once the client's side has acknowledged them (they are in its socket's receive buffer), so that a test
-    /// can order its next request after them without sleeping.
+    /// Another reply, then, after a pause on the now idle connection, something nobody asked for; `written` is
+    /// called once the client's side has acknowledged it (it is in its socket's receive buffer), so that a test can
+    /// order its next request after it without sleeping.
     indirect case injecting(
-        after: ServerReply, milliseconds: Int, bytes: Data, written: @Sendable () -> Void)
+        after: ServerReply, milliseconds: Int, Injection, written: @Sendable () -> Void)
 
     /// A redirect with a `Location` header and an empty body.
     public static func redirect(_ status: Int, to location: String) -> ServerReply {
@@ -59,6 +59,14 @@ public enum ServerReply: Sendable {
     public static func json(_ text: String, status: Int = 200) -> ServerReply {
         .response(status: status, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
     }
+}
+
+/// What ``ServerReply/injecting(after:milliseconds:_:written:)`` sends on an idle connection.
+public enum Injection: Sendable {
+    /// These bytes, through the connection's TLS if it has it.
+    case bytes(Data)
+    /// A TLS 1.3 session ticket: a record that is no response at all (nothing is sent without TLS 1.3).
+    case sessionTicket
 }
 
 /// An HTTP/1.1 server on 127.0.0.1 and an ephemeral port, on plain POSIX sockets, for tests.
@@ -217,10 +225,14 @@ private struct Connection {
         case .delayed(let milliseconds, let reply):
             guard pause(milliseconds: milliseconds) else { return false }
             return write(reply, for: request)
-        case .injecting(let reply, let milliseconds, let bytes, let written):
-            guard write(reply, for: request), pause(milliseconds: milliseconds), send(bytes) else { return false }
+        case .injecting(let reply, let milliseconds, let injection, let written):
+            defer { written() }  // also when the connection ends first, so that no test waits for ever
+            guard write(reply, for: request), pause(milliseconds: milliseconds) else { return false }
+            switch injection {
+            case .bytes(let bytes): guard send(bytes) else { return false }
+            case .sessionTicket: guard io.sendSessionTicket() else { return false }
+            }
             Socket.waitUntilAcknowledged(fd) { !state.isStopped }
-            written()
             return true
         }
     }

@@ -103,4 +103,8 @@ final class TLSConnection: ConnectionIO {
     func finish() {
         testtls_close(session)
     }
+
+    func sendSessionTicket() -> Bool {
+        testtls_send_session_ticket(session) == 1
+    }
 }

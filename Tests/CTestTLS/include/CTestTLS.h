@@ -38,6 +38,8 @@ int testtls_read(void *session, void *buffer, int capacity);
 int testtls_pending(void *session);
 /// Writes `count` bytes: the count written, or a value below 1 on an error or a timeout.
 int testtls_write(void *session, const void *buffer, int count);
+/// Sends one more TLS 1.3 session ticket now, as a record of its own; returns 1, or 0 (TLS 1.2 has none).
+int testtls_send_session_ticket(void *session);
 /// Sends close_notify and frees the session.
 void testtls_close(void *session);
 

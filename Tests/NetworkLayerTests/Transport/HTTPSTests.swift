@@ -192,6 +192,67 @@ extension LoopbackIntegration {
                 #expect(secure.requests.first?.header("Authorization") == nil, "another origin: the scheme changed")
             }
 
+            @Test func keptAliveConnectionsAreReused() async throws {
+                let certificates = try TestCertificates()
+                let server = try httpsServer(certificates.server(named: "reused"))
+                defer { server.stop() }
+                let network = try trusting(certificates)
+                for _ in 0..<5 {
+                    let user: User = try await network.send(
+                        TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString))
+                    #expect(user == alice)
+                }
+                #expect(server.requests.count == 5)
+                #expect(server.acceptedConnections == 1, "one TLS connection carries every request")
+            }
+
+            /// Sends two requests to a TLS server whose first answer ("GOOD") is followed, 100 ms later on the idle
+            /// connection, by `injection`; the second is sent once the injection is in the client's receive buffer.
+            func sendAround(
+                _ injection: Injection,
+                minimum: TLSSecurity.Version = .tls12
+            ) async throws -> (first: String, second: String, connections: Int) {
+                let certificates = try TestCertificates()
+                let (injected, written) = AsyncStream<Void>.makeStream()
+                let count = Locked(0)
+                let server = try httpsServer(certificates.server(named: "injecting"), minimum: minimum) { _ in
+                    let number = count.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    guard number == 1 else { return .response(status: 200, body: Data("REAL".utf8)) }
+                    return .injecting(
+                        after: .response(status: 200, body: Data("GOOD".utf8)), milliseconds: 100, injection,
+                        written: { written.finish() })
+                }
+                defer { server.stop() }
+                let network = try trusting(certificates)
+                let route = TestRoute(server.baseURL.appendingPathComponent("items").absoluteString)
+                let first: Data = try await network.send(route)
+                for await _ in injected {}
+                let second: Data = try await network.send(route)
+                #expect(server.requests.count == 2)
+                return (
+                    String(decoding: first, as: UTF8.self), String(decoding: second, as: UTF8.self),
+                    server.acceptedConnections
+                )
+            }
+
+            @Test func aResponseInjectedOnAnIdleConnectionIsNeverTheNextResponse() async throws {
+                let injection = Data("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nINJECTED".utf8)
+                let (first, second, connections) = try await sendAround(.bytes(injection))
+                #expect(first == "GOOD")
+                #expect(second == "REAL")
+                #expect(connections == 2, "the request went out on a fresh connection")
+            }
+
+            @Test func aSessionTicketOnAnIdleConnectionKeepsItInUse() async throws {
+                let (first, second, connections) = try await sendAround(.sessionTicket, minimum: .tls13)
+                #expect(first == "GOOD")
+                #expect(second == "REAL")
+                #expect(connections == 1, "a TLS 1.3 session ticket is no response: the connection is reused")
+            }
+
             @Test func aTrustedCertificatesFileThatCannotBeReadIsAClearError() throws {
                 let missing = URL(fileURLWithPath: "/nonexistent/authority.pem")
                 #expect {

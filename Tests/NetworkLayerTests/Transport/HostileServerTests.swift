@@ -347,7 +347,7 @@ extension LoopbackIntegration {
                 // The answer, then 100 ms later on the idle kept-alive connection, a whole response nobody asked for.
                 return .injecting(
                     after: .response(status: 200, body: Data("GOOD".utf8)), milliseconds: 100,
-                    bytes: Data("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nINJECTED".utf8),
+                    .bytes(Data("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nINJECTED".utf8)),
                     written: { injection.finish() })
             }
             defer { server.stop() }
