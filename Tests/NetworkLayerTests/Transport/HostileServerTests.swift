@@ -230,6 +230,22 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all)
+        func aHeaderLineLongerThanLibcurlAcceptsIsABadResponse(_ kind: TransportKind) async throws {
+            // 150 KiB: past libcurl's 100 KiB for one header line, within CurlTransport's 256 KiB for the block.
+            let line = "X-Long: " + String(repeating: "a", count: 150 * 1024)
+            let server = try TestHTTPServer { _ in
+                .raw(Data("HTTP/1.1 200 OK\r\n\(line)\r\nContent-Length: 2\r\n\r\n{}".utf8))
+            }
+            defer { server.stop() }
+            let error = await sendExpectingFailure(
+                try kind.network(timeout: 10), TestRoute(server.baseURL.absoluteString))
+            #expect(transportFailure(error) == .badResponse, "\(String(describing: error))")
+            #expect(
+                String(describing: error).contains("longer than libcurl's 100 KiB limit"),
+                "\(String(describing: error))")
+        }
+
+        @Test(arguments: TransportKind.all)
         func aHeadThatDripsEndsAtTheDeadline(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { _ in
                 .drip(head: Data("HTTP/1.1 200 OK\r\nX-Slow: ".utf8), intervalMilliseconds: 50)

@@ -33,6 +33,10 @@
         /// Whether the code says the connection ended (partial file, nothing received, send or receive error).
         var isConnectionEnd: Bool { [18, 52, 55, 56].contains(rawValue) }
 
+        /// Whether the code is what libcurl reports for a header line over its limit (see ``HeaderLineLimit``):
+        /// out of memory (27) up to 8.5, too large (100) since 8.6.
+        var isOversizedLine: Bool { rawValue == 27 || rawValue == 100 }
+
         /// Whether the code is about TLS: the handshake, a certificate, the CA file.
         var isTLS: Bool { [35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98].contains(rawValue) }
 

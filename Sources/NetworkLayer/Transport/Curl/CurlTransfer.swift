@@ -291,6 +291,9 @@
             if code.isTLS, let failure = TLSFailure(message: description) {
                 return failure.error(message: description, url: chain.current.url)
             }
+            if !head.isComplete && code.isOversizedLine {
+                return HeaderLineLimit.exceeded(libcurlText: description, url: chain.current.url)
+            }
             var urlCode = code.urlErrorCode
             if head.statusCode != nil && !head.isComplete && code.isConnectionEnd { urlCode = .networkConnectionLost }
             let error = URLError(urlCode, description: description, url: chain.current.url)

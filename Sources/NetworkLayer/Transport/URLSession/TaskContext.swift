@@ -59,6 +59,9 @@ struct TaskContext {
             if !afterResponse, let failure = TLSFailure(message: message) {
                 return failure.error(message: message, url: url)
             }
+            if !afterResponse && message == "Out of memory" {
+                return HeaderLineLimit.exceeded(libcurlText: message, url: url)
+            }
             return NetworkError.transport(afterResponse ? .connectionLost : .badResponse, underlyingError: error)
         default:
             return error
