@@ -62,31 +62,26 @@
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { query(socket, $0, &length) }
             }
             guard found == 0 else { return nil }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             switch Int32(storage.ss_family) {
             case AF_INET:
-                return withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                        var bytes = address.pointee.sin_addr
-                        guard inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                        return (Self.string(text), Int(UInt16(bigEndian: address.pointee.sin_port)))
-                    }
-                }
+                let address = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
+                let name = withUnsafeBytes(of: address.sin_addr) { text(of: $0, family: AF_INET) }
+                return name.map { ($0, Int(UInt16(bigEndian: address.sin_port))) }
             case AF_INET6:
-                return withUnsafePointer(to: &storage) {
-                    $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                        var bytes = address.pointee.sin6_addr
-                        guard inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                        return (Self.string(text), Int(UInt16(bigEndian: address.pointee.sin6_port)))
-                    }
-                }
+                let address = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in6.self) }
+                let name = withUnsafeBytes(of: address.sin6_addr) { text(of: $0, family: AF_INET6) }
+                return name.map { ($0, Int(UInt16(bigEndian: address.sin6_port))) }
             default:
                 return nil
             }
         }
 
-        private static func string(_ text: [CChar]) -> String {
-            String(decoding: text.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        /// An address in the text form libcurl reports it in ("127.0.0.1", "::1").
+        private static func text(of address: UnsafeRawBufferPointer, family: Int32) -> String? {
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { text in
+                inet_ntop(family, address.baseAddress, text.baseAddress, socklen_t(text.count)).map(
+                    String.init(cString:))
+            }
         }
     }
 #endif
