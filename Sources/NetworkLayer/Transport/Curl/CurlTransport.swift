@@ -27,6 +27,9 @@
     ///   `Content-Length` is ``NetworkError/TransportFailure/badResponse``, and so is a header block (or trailers)
     ///   over ``maximumHeaderSize``; a connection closed inside the header block is
     ///   ``NetworkError/TransportFailure/connectionLost``;
+    /// - bytes that arrive on an idle kept-alive connection are never read as the next response: a reused connection
+    ///   with bytes waiting is closed and the request goes out on a fresh one (libcurl 7.80 and later; over TLS with
+    ///   OpenSSL only application data counts, so a session ticket keeps the connection in use);
     /// - no cookies are stored or sent; TLS peer and host verification are always on, TLS 1.2 at least
     ///   (``minimumTLSVersion``); a certificate or handshake failure says which check failed;
     /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can;
