@@ -379,9 +379,13 @@ extension LoopbackIntegration {
                 #expect(server.requests.count == 2)
                 #expect(server.acceptedConnections == 2, "the request went out on a fresh connection")
             case .urlSession:
-                withKnownIssue("FoundationNetworking's libcurl reuses the connection and reads the injection") {
+                #if canImport(FoundationNetworking)
+                    withKnownIssue("FoundationNetworking's libcurl reuses the connection and reads the injection") {
+                        #expect(String(decoding: second, as: UTF8.self) == "REAL")
+                    }
+                #else
                     #expect(String(decoding: second, as: UTF8.self) == "REAL")
-                }
+                #endif
             }
         }
     }
