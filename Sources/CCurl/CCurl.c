@@ -41,6 +41,7 @@ static struct {
     void (*easy_reset)(void *);
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
+    int (*easy_pause)(void *, int);
     const char *(*easy_strerror)(int);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
@@ -132,6 +133,7 @@ static void load(void) {
     LOAD(multi_perform, "curl_multi_perform");
     LOAD(multi_poll, "curl_multi_poll");
     LOAD(multi_wakeup, "curl_multi_wakeup");
+    LOAD(easy_pause, "curl_easy_pause");
     LOAD(multi_info_read, "curl_multi_info_read");
     LOAD(multi_strerror, "curl_multi_strerror");
     // dlsym on libcurl's handle searches its dependencies too.
@@ -264,6 +266,8 @@ int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
     return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
 }
 int nl_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
+
+int nl_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 const char *nl_curl_multi_strerror(int code) { return curl.multi_strerror(code); }
 
 void *nl_curl_multi_next_done(void *multi, int *result) {

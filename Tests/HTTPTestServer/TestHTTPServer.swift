@@ -136,6 +136,11 @@ public final class TestHTTPServer: Sendable {
         state.acceptedConnections
     }
 
+    /// How many connections have ended so far: the client closed them, or the server did after its reply.
+    public var endedConnections: Int {
+        state.endedConnections
+    }
+
     /// Stops accepting and closes every connection within about 50 ms.
     public func stop() {
         state.stop()
@@ -156,7 +161,10 @@ public final class TestHTTPServer: Sendable {
             state.recordConnection()
             Socket.configure(connection)
             let thread = Thread {
-                defer { close(connection) }
+                defer {
+                    close(connection)
+                    state.recordEnd()
+                }
                 guard let io = security.map({ $0.accept(connection) }) ?? PlainIO(fd: connection) else { return }
                 Connection(
                     fd: connection, io: io, state: state, maximumRequestBodySize: maximumRequestBodySize,
@@ -303,12 +311,14 @@ private struct Connection {
 
 /// The server's shared state: whether it is stopping, and what it has received.
 private final class ServerState: Sendable {
-    private let storage = LockedBox<(stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int)>(
-        (false, true, [], 0))
+    private let storage = LockedBox<
+        (stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int, ended: Int)
+    >((false, true, [], 0, 0))
 
     var isStopped: Bool { storage.withLock { $0.stopped } }
     var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
     var acceptedConnections: Int { storage.withLock { $0.connections } }
+    var endedConnections: Int { storage.withLock { $0.ended } }
     var recordsRequests: Bool {
         get { storage.withLock { $0.records } }
         set { storage.withLock { $0.records = newValue } }
@@ -316,6 +326,7 @@ private final class ServerState: Sendable {
 
     func stop() { storage.withLock { $0.stopped = true } }
     func recordConnection() { storage.withLock { $0.connections += 1 } }
+    func recordEnd() { storage.withLock { $0.ended += 1 } }
     func record(_ request: ReceivedRequest) {
         storage.withLock { if $0.records { $0.requests.append(request) } }
     }

@@ -29,6 +29,7 @@ enum {
     NLCURLOPT_HTTPGET = 80,
     NLCURLOPT_SSL_VERIFYHOST = 81,
     NLCURLOPT_HTTP_VERSION = 84,
+    NLCURLOPT_BUFFERSIZE = 98,
     NLCURLOPT_NOSIGNAL = 99,
     NLCURLOPT_ACCEPT_ENCODING = 10102,
     NLCURLOPT_PRIVATE = 10103,
@@ -128,6 +129,13 @@ int nl_curl_multi_remove_handle(void *multi, void *easy);
 int nl_curl_multi_perform(void *multi, int *running);
 int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready);
 int nl_curl_multi_wakeup(void *multi);
+
+/// curl_easy_pause: NLCURLPAUSE_RECV stops delivering the body, NLCURLPAUSE_CONT goes on.
+int nl_curl_easy_pause(void *easy, int bitmask);
+#define NLCURLPAUSE_RECV 1
+#define NLCURLPAUSE_CONT 0
+/// What a write callback returns to pause the transfer, keeping the bytes it was given (CURL_WRITEFUNC_PAUSE).
+#define NLCURL_WRITEFUNC_PAUSE 0x10000001
 const char *nl_curl_multi_strerror(int code);
 
 /// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.

@@ -181,6 +181,9 @@ package final class BodyStream: Sendable {
         ResponseBody(stream: self, expectedLength: expectedLength)
     }
 
+    /// Whether the body has ended: the reader is gone, or it failed or finished.
+    package var hasEnded: Bool { state.withLock { $0.buffer.hasEnded } }
+
     /// Unread bytes now, for tests of the bound.
     var bufferedBytes: Int { state.withLock { $0.buffer.bufferedBytes } }
 

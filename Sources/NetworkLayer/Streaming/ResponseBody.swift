@@ -1,5 +1,10 @@
 public import Foundation
 
+#if canImport(FoundationNetworking)
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
 /// The body of a streamed response, in order, as it arrives: an `AsyncSequence` of `Data` chunks.
 ///
 /// ```swift
@@ -135,6 +140,14 @@ extension ResponseBody {
             head.append(chunk.prefix(limit - head.count))
         }
         return head
+    }
+
+    /// The length a response announces for its body: its `Content-Length`, unless a content coding makes the bytes
+    /// that arrive differ from it.
+    static func expectedLength(of response: HTTPURLResponse) -> Int? {
+        let fields = HeaderFields(response.headerFields)
+        guard fields["Content-Encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
+        return fields["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Stops a streamed body that is not wanted (one a retry replaced): its transfer is closed.

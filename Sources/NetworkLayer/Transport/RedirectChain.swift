@@ -28,12 +28,18 @@ struct RedirectChain {
         current = original
     }
 
+    /// Whether a response is a redirect the policy would act on (follow, or refuse): anything else is delivered.
+    static func isRedirect(status: Int, location: String?, policy: RedirectPolicy) -> Bool {
+        redirectStatuses.contains(status) && policy.maximumHops > 0 && location != nil
+    }
+
     /// Decides about a finished response: deliver it, follow its `Location`, or fail.
     mutating func decide(response: HTTPURLResponse, policy: RedirectPolicy) -> RedirectDecision {
         let status = response.statusCode
-        guard Self.redirectStatuses.contains(status), policy.maximumHops > 0,
-            let location = response.value(forHTTPHeaderField: "Location")
-        else { return .deliver }
+        let location = response.value(forHTTPHeaderField: "Location")
+        guard Self.isRedirect(status: status, location: location, policy: policy), let location else {
+            return .deliver
+        }
         guard let from = current.url, let to = URL(string: location, relativeTo: from)?.absoluteURL else {
             return .fail(refusal("redirect to \"\(location)\" is not a valid URL"))
         }

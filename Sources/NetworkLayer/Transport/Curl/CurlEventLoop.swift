@@ -20,6 +20,7 @@
         private struct Inbox {
             var submissions: [CurlSubmission] = []
             var cancellations: [Int] = []
+            var resumptions: [Int] = []
             var isStopping = false
         }
 
@@ -54,6 +55,12 @@
             _ = nl_curl_multi_wakeup(multi.pointer)
         }
 
+        /// Asks the loop to go on with a streamed transfer it paused because its reader was behind.
+        func resume(_ id: Int) {
+            inbox.withLock { $0.resumptions.append(id) }
+            _ = nl_curl_multi_wakeup(multi.pointer)
+        }
+
         /// Asks the loop to drop a send whose caller has already been answered.
         func cancel(_ id: Int) {
             inbox.withLock { $0.cancellations.append(id) }
@@ -72,16 +79,18 @@
             var running: Int32 = 0
             var ready: Int32 = 0
             while true {
-                let (submissions, cancellations, isStopping) = inbox.withLock { inbox in
+                let (submissions, cancellations, resumptions, isStopping) = inbox.withLock { inbox in
                     defer {
                         inbox.submissions = []
                         inbox.cancellations = []
+                        inbox.resumptions = []
                     }
-                    return (inbox.submissions, inbox.cancellations, inbox.isStopping)
+                    return (inbox.submissions, inbox.cancellations, inbox.resumptions, inbox.isStopping)
                 }
                 if isStopping { return transfers.removeAll() }
                 for submission in submissions { transfers.start(submission) }
                 for id in cancellations { transfers.drop(id) }
+                for id in resumptions { transfers.resume(id) }
                 repeat {
                     _ = nl_curl_multi_perform(multi.pointer, &running)
                 } while transfers.collectFinished()
@@ -147,6 +156,12 @@
             _ = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
         }
 
+        /// Lets a paused streamed transfer deliver again (libcurl first hands over the bytes it kept).
+        func resume(_ id: Int) {
+            guard let transfer = byID[id] else { return }
+            _ = nl_curl_easy_pause(transfer.easy.pointer, NLCURLPAUSE_CONT)
+        }
+
         /// Removes a send's transfer at once; its caller has already been answered.
         func drop(_ id: Int) {
             guard let transfer = byID[id] else { return }
@@ -175,6 +190,9 @@
                 case .fail(let error):
                     recycle(transfer)
                     transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                case .endBody(let error):
+                    recycle(transfer)
+                    if let error { transfer.submission.stream?.fail(error) } else { transfer.submission.stream?.finish() }
                 }
             }
             return startedHop
@@ -197,6 +215,7 @@
             for transfer in byID.values {
                 _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
                 transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
+                transfer.submission.stream?.fail(.cancelled)
                 transfer.easy.cleanUp()
             }
             byID = [:]

@@ -8,6 +8,8 @@
         let id: Int
         let request: URLRequest
         let state: Locked<SendState<Int>>
+        /// Where the body goes as it arrives, for a streamed send; `nil` to collect it whole.
+        var stream: BodyStream? = nil
     }
 
     /// The rules a transfer follows, fixed when the transport was made.
@@ -56,6 +58,9 @@
         private var opensFreshConnection = false
         /// The sockets libcurl opened for the current hop.
         private var openedSockets: [Int32] = []
+        /// Whether a streamed send's caller has the head: the body now goes to the stream, and the send's state has
+        /// ended (its deadline no longer applies).
+        private(set) var headDelivered = false
 
         init(
             _ submission: CurlSubmission,
@@ -125,6 +130,8 @@
             _ = nl_curl_easy_setopt_sockopt(easy.pointer, curlNoteSocket)
             easy.setPointer(NLCURLOPT_SOCKOPTDATA, user)
             if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
+            // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
+            if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
             configureMethodAndBody(of: request, method: method)
             headerList = Self.headerLines(for: request, method: method)
             easy.setPointer(NLCURLOPT_HTTPHEADER, headerList)
@@ -173,14 +180,31 @@
             return list
         }
 
+        /// The most body bytes libcurl hands a streamed send at once.
+        static let streamBufferSize = 256 * 1024
+
         // MARK: Callbacks, on the loop thread while libcurl runs the transfer
 
-        /// Takes body bytes, or ends the transfer (by returning a short count) past the cap or once the send ended.
+        /// Whether nobody waits for the transfer any more: its caller was answered (before the head), or the reader
+        /// of its streamed body is gone.
+        private var isAbandoned: Bool {
+            if headDelivered, let stream = submission.stream { return stream.hasEnded }
+            return state.withLock { $0.hasEnded }
+        }
+
+        /// Takes body bytes, or ends the transfer (by returning a short count) past the cap or once the send ended;
+        /// a streamed body goes to its reader, and pauses the transfer while the reader is behind.
         func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-            if state.withLock({ $0.hasEnded }) {
-                abort = .ended
-                return 0
+            if let stream = submission.stream {
+                // The body of a redirect that is followed is not the response's.
+                guard headDelivered else { return isAbandoned ? abortEnded() : bytes.count }
+                switch stream.offer(Data(bytes)) {
+                case .taken: return bytes.count
+                case .full: return Int(NLCURL_WRITEFUNC_PAUSE)
+                case .ended: return abortEnded()
+                }
             }
+            if isAbandoned { return abortEnded() }
             guard body.count + bytes.count <= rules.maximumResponseSize else {
                 abort = .tooLarge(announced: nil)
                 body = Data()
@@ -190,17 +214,24 @@
             return bytes.count
         }
 
-        /// Takes one header line, or ends the transfer when the head breaks a rule or the send ended.
+        private func abortEnded() -> Int {
+            abort = .ended
+            return 0
+        }
+
+        /// Takes one header line, or ends the transfer when the head breaks a rule or the send ended; hands a
+        /// streamed send's caller the head the moment it is complete.
         func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-            if state.withLock({ $0.hasEnded }) {
-                abort = .ended
-                return 0
-            }
+            if isAbandoned { return abortEnded() }
             do throws(ResponseHead.Violation) {
                 try head.take(line)
             } catch {
                 abort = .head(error)
                 return 0
+            }
+            if submission.stream != nil {
+                if head.isComplete && !headDelivered { deliverHead() }
+                return line.count
             }
             // A body announced over the cap is refused before a byte of it is read (a HEAD reply has none).
             if let length = head.announcedLength, length > Int64(rules.maximumResponseSize),
@@ -210,6 +241,19 @@
                 return 0
             }
             return line.count
+        }
+
+        /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
+        private func deliverHead() {
+            guard let status = head.statusCode, let url = chain.current.url else { return }
+            let fields = head.headerFields
+            let location = fields.value(forHeaderField: "Location")
+            guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy),
+                let response = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
+            else { return }
+            headDelivered = true
+            state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
         }
 
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
@@ -244,6 +288,10 @@
                 return .retry
             }
             opensFreshConnection = false
+            if headDelivered {
+                if let abort { return .endBody(error(for: abort)) }
+                return .endBody(code == .ok ? nil : error(for: code))
+            }
             if let abort { return .fail(error(for: abort)) }
             guard code == .ok else { return .fail(error(for: code)) }
             if head.statusCode != nil && !head.isComplete {
@@ -304,6 +352,8 @@
     /// How a hop ended.
     enum CurlHopOutcome {
         case deliver(Data, HTTPURLResponse)
+        /// A streamed body ended, completely or with this error.
+        case endBody(NetworkError?)
         case follow
         /// The same hop again, on a fresh connection.
         case retry

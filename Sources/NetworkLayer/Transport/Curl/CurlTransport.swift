@@ -158,6 +158,32 @@
             try await send(checked: try RequestRules.check(request))
         }
 
+        /// Sends the request and returns at the head, with the body still arriving: the transfer pauses while the
+        /// body's reader is behind and goes on when it catches up; `request.timeoutInterval` covers the time until
+        /// the head. The request is first checked as ``Network`` checks every request.
+        ///
+        /// - Throws: What ``send(_:)`` throws, until the head.
+        public func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+            try await stream(checked: try RequestRules.check(request))
+        }
+
+        package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+            let id = lastID.withLock { id in
+                id &+= 1
+                return id
+            }
+            let loop = loop
+            let stream = BodyStream(label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
+            stream.attach(.init(resume: { loop.resume(id) }, cancel: { loop.cancel(id) }))
+            let (_, response) = try await SendState<Int>.perform(
+                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+            ) { state in
+                guard state.withLock({ $0.run(id) }) else { return }
+                loop.submit(CurlSubmission(id: id, request: request, state: state, stream: stream))
+            }
+            return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
+        }
+
         package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
