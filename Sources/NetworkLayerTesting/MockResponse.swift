@@ -81,6 +81,34 @@ public struct MockResponse: Sendable {
                 dropAfter: nil))
     }
 
+    /// An event stream (`Content-Type: text/event-stream`) of these events, for code that reads
+    /// ``Network/events(_:reconnect:)``: each event after `interval`.
+    ///
+    /// ```swift
+    /// mock.respond(to: ChatRoute.live(id: 3), with: .events([ServerSentEvent(id: "1", data: #"{"text":"Hi"}"#)]))
+    /// ```
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    public static func events(
+        _ events: [ServerSentEvent],
+        headers: [String: String] = [:],
+        every interval: Duration = .zero
+    ) -> MockResponse {
+        let chunks = events.map { event in
+            var text = ""
+            if let id = event.id { text += "id: \(id)\n" }
+            if event.type != "message" { text += "event: \(event.type)\n" }
+            if let retry = event.retry { text += "retry: \(retry)\n" }
+            for line in event.data.split(separator: "\n", omittingEmptySubsequences: false) {
+                text += "data: \(line)\n"
+            }
+            return Data((text + "\n").utf8)
+        }
+        let typed = headers.keys.contains { $0.lowercased() == "content-type" }
+        return .stream(
+            chunks, headers: typed ? headers : headers.merging(["Content-Type": "text/event-stream"]) { a, _ in a },
+            every: interval)
+    }
+
     /// The same response, with its connection dropped after `bytes` bytes of the body: reading it then fails with
     /// `URLError(.networkConnectionLost)`, as a real drop does, so that reconnecting and resuming code can be
     /// tested.

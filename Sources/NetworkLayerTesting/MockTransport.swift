@@ -152,16 +152,20 @@ public final class MockTransport: Transport {
 
     /// Records a request that is already checked and answers it.
     package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let response = try await answer(to: request)
+        try Self.whole(try await answer(to: request), for: request)
+    }
+
+    /// A response's body whole, with its head.
+    private static func whole(_ response: MockResponse, for request: URLRequest) throws -> (Data, HTTPURLResponse) {
         switch response.outcome {
         case .failure(let error):
             throw error
         case .response(let status, let headers, let body):
-            return (body, try Self.head(status, headers, for: request))
+            return (body, try head(status, headers, for: request))
         case .streamed(let status, let headers, let chunks, _, let dropAfter):
             let body = chunks.reduce(Data(), +)
             if let dropAfter, dropAfter < body.count { throw URLError(.networkConnectionLost) }
-            return (body, try Self.head(status, headers, for: request))
+            return (body, try head(status, headers, for: request))
         }
     }
 
@@ -176,7 +180,7 @@ public final class MockTransport: Transport {
         let response = try await answer(to: request)
         guard case .streamed(let status, let headers, let chunks, let interval, let dropAfter) = response.outcome
         else {
-            let (body, head) = try await send(checked: request)
+            let (body, head) = try Self.whole(response, for: request)
             return (ResponseBody(body), head)
         }
         let head = try Self.head(status, headers, for: request)

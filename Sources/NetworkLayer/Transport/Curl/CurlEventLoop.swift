@@ -192,7 +192,11 @@
                     transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
                 case .endBody(let error):
                     recycle(transfer)
-                    if let error { transfer.submission.stream?.fail(error) } else { transfer.submission.stream?.finish() }
+                    if let error {
+                        transfer.submission.stream?.fail(error)
+                    } else {
+                        transfer.submission.stream?.finish()
+                    }
                 }
             }
             return startedHop

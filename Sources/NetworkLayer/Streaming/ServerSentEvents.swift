@@ -1,0 +1,165 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// The events of a Server-Sent Events stream, as they arrive, across reconnections: what
+/// ``Network/events(_:reconnect:)`` returns.
+///
+/// Iterating connects (with `Accept: text/event-stream`), and after a dropped connection connects again as the
+/// ``ReconnectPolicy`` says, with `Last-Event-ID`. Leaving the loop or cancelling the task closes the connection.
+public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// One event.
+    public typealias Element = ServerSentEvent
+
+    /// The most bytes one event may hold: 1 MiB. A longer one fails the stream with
+    /// ``NetworkError/TransportFailure/responseTooLarge``.
+    public static let maximumEventSize = 1024 * 1024
+
+    let network: Network
+    let request: Result<URLRequest, NetworkError>
+    let options: RequestOptions
+    let reconnect: ReconnectPolicy
+
+    /// Starts the stream; nothing is sent before the first call to `next()`.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(source: self)
+    }
+
+    /// Reads events in order, connecting and reconnecting as needed.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let source: ServerSentEvents
+        var parser = ServerSentEventParser(maximumEventSize: ServerSentEvents.maximumEventSize)
+        var body: ResponseBody.AsyncIterator?
+        var pending: [ServerSentEvent] = []
+        var nextPending = 0
+        /// Reconnections in a row that brought no event.
+        var failures = 0
+        var isFinished = false
+
+        init(source: ServerSentEvents) {
+            self.source = source
+        }
+
+        /// The next event, or `nil` once the stream has ended.
+        ///
+        /// - Throws: ``NetworkError``: the route is invalid, the server answered with an error status or with a
+        ///   `204` (it has no events for this client), the reply is not `text/event-stream`, an event is too long,
+        ///   the connection dropped more often than the policy allows, or the task was cancelled.
+        public mutating func next() async throws -> ServerSentEvent? {
+            while true {
+                if nextPending < pending.count {
+                    defer { nextPending += 1 }
+                    return pending[nextPending]
+                }
+                guard !isFinished else { return nil }
+                if body == nil {
+                    do {
+                        body = try await connect()
+                    } catch let error where Self.isDrop(error) {
+                        try await reconnectOrEnd(after: error)
+                        continue
+                    }
+                }
+                do {
+                    if let chunk = try await body?.next() {
+                        pending = try parser.push(chunk)
+                        nextPending = 0
+                        if !pending.isEmpty { failures = 0 }
+                    } else {
+                        try await reconnectOrEnd(after: nil)
+                    }
+                } catch let error where Self.isDrop(error) {
+                    try await reconnectOrEnd(after: error)
+                }
+            }
+        }
+
+        /// Opens a connection and checks that it carries an event stream.
+        private mutating func connect() async throws -> ResponseBody.AsyncIterator {
+            var request = try source.request.get()
+            if request.value(forHTTPHeaderField: "Accept") == nil {
+                request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+            }
+            request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+            if !parser.lastEventID.isEmpty {
+                request.setValue(parser.lastEventID, forHTTPHeaderField: "Last-Event-ID")
+            }
+            let response = try await source.network.stream(request, options: source.options)
+            if response.statusCode == 204 {
+                throw NetworkError.unacceptableStatus(204, headers: response.headers, body: Data())
+            }
+            let type = response.headers["Content-Type"] ?? ""
+            guard type.lowercased().hasPrefix("text/event-stream") else {
+                throw NetworkError.transport(
+                    .badResponse,
+                    underlyingError: URLError(
+                        .cannotParseResponse,
+                        userInfo: [
+                            NSLocalizedDescriptionKey:
+                                "expected an event stream (text/event-stream), got \(type.isEmpty ? "no Content-Type" : type)"
+                        ]))
+            }
+            return response.body.makeAsyncIterator()
+        }
+
+        /// After a drop (`error`) or a clean end (`nil`): waits and reconnects, or ends the stream (with the error,
+        /// if there was one) once the policy allows no more attempts.
+        private mutating func reconnectOrEnd(after error: (any Error)?) async throws {
+            body = nil
+            _ = parser.finish()
+            failures += 1
+            guard failures <= source.reconnect.maximumAttempts else {
+                isFinished = true
+                if let error { throw error }
+                return
+            }
+            let delay = source.reconnect.delay(beforeAttempt: failures, serverRetry: parser.reconnectionTime)
+            do {
+                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            } catch {
+                isFinished = true
+                throw NetworkError.cancelled
+            }
+        }
+
+        /// Whether an error is a dropped or unreachable connection, after which the stream may reconnect.
+        private static func isDrop(_ error: any Error) -> Bool {
+            (error as? NetworkError)?.meansUnreachable == true
+        }
+    }
+}
+
+extension Network {
+    /// The Server-Sent Events a route streams, as they arrive, reconnecting after a drop.
+    ///
+    /// ```swift
+    /// for try await event in network.events(ChatRoute.live(id: 3)) {
+    ///     if event.type == "done" { break }
+    ///     let delta = try event.decode(Delta.self)
+    /// }
+    /// ```
+    ///
+    /// The request carries `Accept: text/event-stream`. Events follow the specification: `data` lines joined,
+    /// comments skipped, `id` kept for `Last-Event-ID`, `retry` honoured. After a dropped connection (or an idle
+    /// timeout, ``idleTimeout``), it connects again as `reconnect` says; a clean close by the server does too,
+    /// unless `reconnect` is ``ReconnectPolicy/never``. Middleware applies to every connection's head.
+    ///
+    /// - Parameters:
+    ///   - route: The event stream's route.
+    ///   - reconnect: Whether and how to connect again. Defaults to ``ReconnectPolicy/automatic``.
+    public func events(_ route: some URLRequestProtocol, reconnect: ReconnectPolicy = .automatic) -> ServerSentEvents {
+        ServerSentEvents(
+            network: self, request: requestResult(for: route), options: route.options, reconnect: reconnect)
+    }
+
+    /// The Server-Sent Events of a route on ``default``; see ``events(_:reconnect:)``.
+    public static func events(
+        _ route: some URLRequestProtocol,
+        reconnect: ReconnectPolicy = .automatic
+    ) -> ServerSentEvents {
+        Network.default.events(route, reconnect: reconnect)
+    }
+}
