@@ -6,7 +6,8 @@
     ///
     /// libcurl 7.88 reuses an idle HTTP/1.1 connection on which bytes have arrived since its last response (it only
     /// looks for a close), and would read them as the response to the next request: a server, or anything between,
-    /// could answer a request before it was sent. libcurl 8.0 refuses such connections itself. Over TLS, what waits
+    /// could answer a request before it was sent. libcurl 8.0 added such a check, but its newest sources skip it for a
+    /// connection used within the last second, so this one stays whatever the version. Over TLS, what waits
     /// may also be records that are no response at all (a TLS 1.3 session ticket, a key update): OpenSSL takes those,
     /// and the connection stays in use. On HTTP/2, frames arrive at any time and each response names its stream, so
     /// nothing is checked.
