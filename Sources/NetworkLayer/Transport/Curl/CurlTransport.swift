@@ -174,7 +174,8 @@
             }
             let loop = loop
             let stream = BodyStream(label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
-            stream.attach(.init(resume: { loop.resume(id) }, cancel: { loop.cancel(id) }))
+            // The body keeps the transport (and so its event loop) alive for as long as it is read.
+            stream.attach(.init(resume: { self.loop.resume(id) }, cancel: { self.loop.cancel(id) }))
             let (_, response) = try await SendState<Int>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in

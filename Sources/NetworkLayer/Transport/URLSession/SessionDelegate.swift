@@ -37,9 +37,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ task: URLSessionTask,
         request: URLRequest,
         deadline: TimeInterval,
-        state: Locked<SendState<URLSessionTask>>
+        state: Locked<SendState<URLSessionTask>>,
+        stream: BodyStream? = nil
     ) {
-        let context = TaskContext(chain: RedirectChain(original: request), deadline: deadline, state: state)
+        let context = TaskContext(
+            chain: RedirectChain(original: request), deadline: deadline, state: state, stream: stream)
         tasks.withLock { $0[task.taskIdentifier] = context }
     }
 
@@ -56,6 +58,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // Linux ignores `.cancel` here, so an oversized response is stopped by ending the send.
         completionHandler(.allow)
+        if deliversStreamedHead(response, of: dataTask) { return }
         let limit = maximumResponseSize
         let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask>>? in
             let id = dataTask.taskIdentifier
@@ -70,7 +73,45 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             cancel: canceller.cancel)
     }
 
+    /// Hands a streamed send's caller the head, unless it is a redirect the policy acts on; returns whether it did.
+    private func deliversStreamedHead(_ response: URLResponse, of task: URLSessionDataTask) -> Bool {
+        let policy = redirectPolicy
+        let delivered = tasks.withLock { tasks -> (Locked<SendState<URLSessionTask>>, BodyStream, HTTPURLResponse)? in
+            let id = task.taskIdentifier
+            guard let stream = tasks[id]?.stream, let state = tasks[id]?.state,
+                let http = response as? HTTPURLResponse,
+                !RedirectChain.isRedirect(
+                    status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), policy: policy)
+            else { return nil }
+            tasks[id]?.headDelivered = true
+            tasks[id]?.response = http
+            return (state, stream, http)
+        }
+        guard let (state, stream, response) = delivered else { return false }
+        stream.attach(Self.producer(for: task, canceller: canceller))
+        state.end(with: .success((Data(), response)), workFinished: true, cancel: canceller.cancel)
+        return true
+    }
+
+    /// What the body stream asks of a data task: on Apple platforms, suspending it while the reader is behind;
+    /// FoundationNetworking's `suspend()` would restart the transfer, so there the stream only bounds how far the
+    /// reader may fall behind.
+    private static func producer(for task: URLSessionTask, canceller: TaskCanceller) -> BodyStream.Producer {
+        #if canImport(FoundationNetworking)
+            BodyStream.Producer(resume: {}, cancel: { canceller.cancel(task) })
+        #else
+            BodyStream.Producer(
+                pause: { task.suspend() }, resume: { task.resume() }, cancel: { canceller.cancel(task) })
+        #endif
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let stream = tasks.withLock({ $0[dataTask.taskIdentifier] }).flatMap({ $0.headDelivered ? $0.stream : nil })
+        {
+            stream.append(data)
+            if stream.hasEnded { unregister(dataTask) }
+            return
+        }
         // The bytes of a send that has already ended are dropped, never buffered.
         guard let state = tasks.withLock({ $0[dataTask.taskIdentifier]?.state }) else { return }
         if state.withLock({ $0.hasEnded }) { return unregister(dataTask) }
@@ -122,6 +163,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             {
                 context.state.end(
                     with: .success((context.body, response)), workFinished: true, cancel: canceller.cancel)
+                // A streamed send had its head already; the challenge's body is not read.
+                context.stream?.finish()
             }
             canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
@@ -140,6 +183,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard var context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if context.headDelivered, let stream = context.stream {
+            guard let error else { return stream.finish() }
+            return stream.fail(
+                NetworkError(
+                    transportError: TaskContext.classify(error, afterResponse: true, url: task.currentRequest?.url)))
+        }
         if context.response == nil { context.response = task.response }
         if error == nil, let response = context.response as? HTTPURLResponse {
             switch context.chain.decide(response: response, policy: redirectPolicy) {

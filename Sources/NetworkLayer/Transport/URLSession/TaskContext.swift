@@ -11,6 +11,10 @@ struct TaskContext {
     /// The send's overall deadline in seconds, as the caller gave it (FoundationNetworking gets it rounded up).
     let deadline: TimeInterval
     let state: Locked<SendState<URLSessionTask>>
+    /// Where the body goes as it arrives, for a streamed send.
+    var stream: BodyStream?
+    /// Whether a streamed send's caller has the head, so the body now goes to `stream`.
+    var headDelivered = false
     var response: URLResponse?
     var body = Data()
 

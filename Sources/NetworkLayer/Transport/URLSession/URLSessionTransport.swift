@@ -189,7 +189,39 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    private func start(_ request: URLRequest, state: Locked<SendState<URLSessionTask>>) {
+    /// How far the reader of a streamed body may fall behind where the transfer cannot be paused
+    /// (FoundationNetworking): past it the body fails with ``NetworkError/TransportFailure/responseTooLarge``.
+    public static let maximumStreamLag = 64 * 1024 * 1024
+
+    /// Sends the request and returns at the head, with the body still arriving; `request.timeoutInterval` covers
+    /// the time until the head.
+    ///
+    /// On Apple platforms the data task is suspended while the body's reader is behind. FoundationNetworking can
+    /// suspend a task only by restarting it, so on Linux the transfer runs at the network's pace, and a reader
+    /// that falls more than ``maximumStreamLag`` bytes behind fails with
+    /// ``NetworkError/TransportFailure/responseTooLarge`` (`CurlTransport` pauses instead). With a session of your
+    /// own (``init(session:)``) the body is collected whole and then handed over.
+    public func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        try await stream(checked: try RequestRules.check(request))
+    }
+
+    package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        guard delegate != nil else {
+            let (data, response) = try await send(checked: request)
+            return (ResponseBody(data), response)
+        }
+        let stream = BodyStream(
+            label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")",
+            hardLimit: Self.maximumStreamLag)
+        let (_, response) = try await SendState<URLSessionTask>.perform(
+            request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
+        ) { state in
+            starter.async { [self] in start(request, state: state, stream: stream) }
+        }
+        return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
+    }
+
+    private func start(_ request: URLRequest, state: Locked<SendState<URLSessionTask>>, stream: BodyStream? = nil) {
         // FoundationNetworking truncates its own timeout to whole seconds (and restarts it on every byte): for a
         // fractional deadline it would fire early, so it gets the next whole second and the monitor ends the send.
         // A whole-second deadline is left alone, as changing a URLRequest copies it.
@@ -203,7 +235,7 @@ public final class URLSessionTransport: Transport {
         let task: URLSessionDataTask
         if let delegate {
             task = session.dataTask(with: sent)
-            delegate.register(task, request: sent, deadline: request.timeoutInterval, state: state)
+            delegate.register(task, request: sent, deadline: request.timeoutInterval, state: state, stream: stream)
         } else {
             let (original, canceller) = (request, canceller)
             task = session.dataTask(with: sent) { data, response, error in

@@ -1,0 +1,236 @@
+import Foundation
+import HTTPTestServer
+import Testing
+
+@testable import NetworkLayer
+
+/// SHA-256 of bytes as they are written: they go to a file (as fast as the page cache takes them, so that the
+/// reader keeps up with a transport that cannot pause), which the system's `openssl` hashes at the end; a debug build
+/// of our own SHA-256 would be far too slow.
+final class StreamingDigest {
+    private let file = FileManager.default.temporaryDirectory.appendingPathComponent("digest-\(UUID())")
+    private let handle: FileHandle
+
+    init() throws {
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        handle = try FileHandle(forWritingTo: file)
+    }
+
+    func add(_ bytes: Data) throws {
+        try handle.write(contentsOf: bytes)
+    }
+
+    func finish() throws -> String {
+        try handle.close()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl", "dgst", "-sha256", "-r", file.path]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+}
+
+extension ResponseBody {
+    /// Unread bytes in the body's buffer, for tests of the bound.
+    var unreadBytes: Int {
+        if case .streamed(let lifetime) = source { return lifetime.stream.bufferedBytes }
+        return 0
+    }
+}
+
+/// A loopback server's route.
+struct StreamRoute: URLRequestProtocol {
+    let url: URL
+    init(_ server: TestHTTPServer, _ path: String) { url = server.baseURL.appendingPathComponent(path) }
+}
+
+extension LoopbackIntegration {
+    @Suite("Streaming over real TCP", .timeLimit(.minutes(3)))
+    struct StreamingLoopbackTests {
+        /// 65,521 bytes (a prime, so block and chunk boundaries never line up) that differ from each other.
+        static let block = Data((0..<65_521).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 251) })
+        static func head(_ fields: String) -> Data {
+            Data("HTTP/1.1 200 OK\r\n\(fields)\r\n\r\n".utf8)
+        }
+
+        static func endlessServer() throws -> TestHTTPServer {
+            try TestHTTPServer { _ in
+                .stream(
+                    head: head("Transfer-Encoding: chunked"),
+                    body: StreamedBody(
+                        repeating: Data(String(Self.block.count, radix: 16).utf8) + Data("\r\n".utf8) + Self.block
+                            + Data("\r\n".utf8)))
+            }
+        }
+
+        @Test(arguments: TransportKind.all)
+        func a256MiBBodyArrivesWholeAndInOrder(_ kind: TransportKind) async throws {
+            let repetitions = 4096
+            let length = Self.block.count * repetitions
+            let server = try TestHTTPServer { _ in
+                .stream(
+                    head: Self.head("Content-Length: \(length)"),
+                    body: StreamedBody(repeating: Self.block, repetitions: repetitions, closesAfter: false))
+            }
+            defer { server.stop() }
+            let expected = try StreamingDigest()
+            for _ in 0..<repetitions { try expected.add(Self.block) }
+            let received = try StreamingDigest()
+            let network = try kind.network()
+            let response = try await network.stream(StreamRoute(server, "big"))
+            #expect(response.body.expectedLength == length)
+            var count = 0
+            for try await chunk in response.body {
+                count += chunk.count
+                try received.add(chunk)
+            }
+            #expect(count == length)
+            #expect(try received.finish() == expected.finish())
+        }
+
+        #if os(Linux)
+            @Test func aSlowReaderMakesCurlTransportPauseWithAboutAMebibyteHeld() async throws {
+                let server = try Self.endlessServer()
+                defer { server.stop() }
+                let body = try await Network(transport: try CurlTransport()).stream(StreamRoute(server, "endless")).body
+                var most = 0
+                var chunks = 0
+                for try await _ in body {
+                    chunks += 1
+                    try await Task.sleep(for: .milliseconds(10))
+                    most = max(most, body.unreadBytes)
+                    if chunks == 60 { break }
+                }
+                #expect(most <= 1024 * 1024, "the reader fell \(most) bytes behind")
+                #expect(most >= BodyStream.lowWatermark, "the transfer ran ahead of the reader until it paused")
+            }
+        #endif
+
+        @Test(arguments: TransportKind.all)
+        func leavingTheLoopClosesTheConnectionAndTheNextRequestWorks(_ kind: TransportKind) async throws {
+            let server = try Self.endlessServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            var chunks = 0
+            for try await _ in try await network.stream(StreamRoute(server, "endless")).body {
+                chunks += 1
+                if chunks == 3 { break }
+            }
+            try await waitUntil { server.endedConnections == 1 }
+            let other = try TestHTTPServer { _ in .json(#"{"ok":true}"#) }
+            defer { other.stop() }
+            let answer: Data = try await network.send(StreamRoute(other, "next"))
+            #expect(answer == Data(#"{"ok":true}"#.utf8))
+        }
+
+        @Test(arguments: TransportKind.all)
+        func cancellingTheReaderEndsTheStreamAndClosesTheConnection(_ kind: TransportKind) async throws {
+            let server = try Self.endlessServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            let started = Locked(false)
+            let reader = Task {
+                var bytes = 0
+                for try await chunk in try await network.stream(StreamRoute(server, "endless")).body {
+                    bytes += chunk.count
+                    started.withLock { $0 = true }
+                }
+                return bytes
+            }
+            try await waitUntil { started.withLock { $0 } }
+            reader.cancel()
+            let result = await reader.result
+            #expect((result.error as? NetworkError)?.isCancelled == true, "\(result)")
+            try await waitUntil { server.endedConnections == 1 }
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aSilentServerEndsAtTheIdleTimeoutWhileASlowReaderDoesNot(_ kind: TransportKind) async throws {
+            let silent = try TestHTTPServer { _ in
+                .drip(head: Self.head("Content-Length: 1000"), intervalMilliseconds: 60_000)
+            }
+            defer { silent.stop() }
+            var network = try kind.network()
+            network.idleTimeout = 0.5
+            let body = try await network.stream(StreamRoute(silent, "silent")).body
+            let error = await #expect(throws: NetworkError.self) { _ = try await body.collect(upTo: 10_000) }
+            #expect(transportFailure(error) == .timedOut, "\(String(describing: error))")
+
+            let dripping = try TestHTTPServer { _ in
+                .drip(head: Self.head("Content-Length: 40"), intervalMilliseconds: 50)
+            }
+            defer { dripping.stop() }
+            var bytes = 0
+            for try await chunk in try await network.stream(StreamRoute(dripping, "drip")).body {
+                bytes += chunk.count
+                try await Task.sleep(for: .milliseconds(100))  // the reader's time never counts as idle
+            }
+            #expect(bytes == 40)
+        }
+
+        @Test(arguments: TransportKind.all)
+        func hostileStreamsEndTypedAndBounded(_ kind: TransportKind) async throws {
+            let endlessLine = try TestHTTPServer { _ in
+                .stream(
+                    head: Self.head("Transfer-Encoding: chunked"),
+                    body: StreamedBody(
+                        repeating: Data("10000\r\n".utf8) + Data(repeating: UInt8(ascii: "x"), count: 65_536)
+                            + Data("\r\n".utf8)))
+            }
+            defer { endlessLine.stop() }
+            let network = try kind.network()
+            let lineError = await #expect(throws: NetworkError.self) {
+                for try await _ in try await network.stream(StreamRoute(endlessLine, "line")).body.lines {}
+            }
+            #expect(transportFailure(lineError) == .responseTooLarge)
+
+            let endlessEvent = try TestHTTPServer { _ in
+                .stream(
+                    head: Self.head("Content-Type: text/event-stream\r\nConnection: close"),
+                    body: StreamedBody(
+                        prefix: Data("data: ".utf8), repeating: Data(repeating: UInt8(ascii: "e"), count: 65_536)))
+            }
+            defer { endlessEvent.stop() }
+            let eventError = await #expect(throws: NetworkError.self) {
+                for try await _ in network.events(StreamRoute(endlessEvent, "event")) {}
+            }
+            #expect(transportFailure(eventError) == .responseTooLarge)
+
+            let cut = try TestHTTPServer { _ in
+                .raw(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly half".utf8))
+            }
+            defer { cut.stop() }
+            let cutError = await #expect(throws: NetworkError.self) {
+                _ = try await network.stream(StreamRoute(cut, "cut")).body.collect(upTo: 1000)
+            }
+            #expect(transportFailure(cutError) == .connectionLost, "\(String(describing: cutError))")
+        }
+
+        @Test(arguments: TransportKind.all)
+        func eventsReconnectWithTheLastEventIDAfterTheServerCloses(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { request in
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                if request.header("Last-Event-ID") == nil {
+                    return .raw(Data((head + "retry: 10\nid: 1\ndata: a\n\n: a comment\n").utf8))
+                }
+                return .raw(Data((head + "id: 2\ndata: b\ndata: c\n\nevent: done\ndata: x\n\n").utf8))
+            }
+            defer { server.stop() }
+            var received: [ServerSentEvent] = []
+            let network = try kind.network()
+            for try await event in network.events(StreamRoute(server, "live")) {
+                received.append(event)
+                if event.type == "done" { break }
+            }
+            #expect(received.map(\.data) == ["a", "b\nc", "x"])
+            #expect(received.map(\.id) == ["1", "2", "2"])
+            #expect(server.requests.map { $0.header("Last-Event-ID") } == [nil, "1"])
+            #expect(server.requests.allSatisfy { $0.header("Accept") == "text/event-stream" })
+        }
+    }
+}
