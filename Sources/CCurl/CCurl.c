@@ -54,7 +54,6 @@ static struct {
     int (*multi_poll)(void *, void *, unsigned int, int, int *);
     int (*multi_wakeup)(void *);
     multi_message *(*multi_info_read)(void *, int *);
-    const char *(*multi_strerror)(int);
 } curl;
 
 // The OpenSSL 1.1+ calls that look into an idle TLS connection, found among libcurl's own dependencies (so they are
@@ -135,7 +134,6 @@ static void load(void) {
     LOAD(multi_wakeup, "curl_multi_wakeup");
     LOAD(easy_pause, "curl_easy_pause");
     LOAD(multi_info_read, "curl_multi_info_read");
-    LOAD(multi_strerror, "curl_multi_strerror");
     // dlsym on libcurl's handle searches its dependencies too.
     load_tls(library);
     // curl_global_init is reference counted; FoundationNetworking calls it too. CURLVERSION_FIRST (0) asks for
@@ -246,9 +244,6 @@ int nl_curl_tls_idle_input(void *easy, int socket) {
 int nl_curl_easy_getinfo_long(void *easy, int info_id, long *value) {
     return curl.easy_getinfo(easy, info_id, value);
 }
-int nl_curl_easy_getinfo_string(void *easy, int info_id, const char **value) {
-    return curl.easy_getinfo(easy, info_id, value);
-}
 const char *nl_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
 
 void *nl_curl_slist_append(void *list, const char *line) { return curl.slist_append(list, line); }
@@ -268,7 +263,6 @@ int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
 int nl_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
 
 int nl_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
-const char *nl_curl_multi_strerror(int code) { return curl.multi_strerror(code); }
 
 void *nl_curl_multi_next_done(void *multi, int *result) {
     int queued = 0;

@@ -20,7 +20,6 @@ enum {
     NLCURLOPT_CUSTOMREQUEST = 10036,
     NLCURLOPT_NOPROGRESS = 43,
     NLCURLOPT_NOBODY = 44,
-    NLCURLOPT_POST = 47,
     NLCURLOPT_FOLLOWLOCATION = 52,
     NLCURLOPT_SSL_VERIFYPEER = 64,
     NLCURLOPT_CAINFO = 10065,
@@ -32,14 +31,11 @@ enum {
     NLCURLOPT_BUFFERSIZE = 98,
     NLCURLOPT_NOSIGNAL = 99,
     NLCURLOPT_ACCEPT_ENCODING = 10102,
-    NLCURLOPT_PRIVATE = 10103,
     NLCURLOPT_POSTFIELDSIZE_LARGE = 30120,
-    NLCURLOPT_TCP_NODELAY = 121,
     NLCURLOPT_SOCKOPTFUNCTION = 20148,
     NLCURLOPT_SOCKOPTDATA = 10149,
     NLCURLOPT_COPYPOSTFIELDS = 10165,
     NLCURLOPT_PROTOCOLS = 181,
-    NLCURLOPT_REDIR_PROTOCOLS = 182,
     NLCURLOPT_PIPEWAIT = 237,
     NLCURLOPT_CAINFO_BLOB = 40309,
     NLCURLOPT_PREREQFUNCTION = 20312,
@@ -50,15 +46,11 @@ enum {
     NLCURLMOPT_PIPELINING = 3,
     NLCURLMOPT_MAXCONNECTS = 6,
     NLCURLMOPT_MAX_HOST_CONNECTIONS = 7,
-    NLCURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
 };
 
 // Info types are offsets too: string 0x100000, long 0x200000.
 enum {
-    NLCURLINFO_EFFECTIVE_URL = 0x100001,
-    NLCURLINFO_RESPONSE_CODE = 0x200002,
     NLCURLINFO_NUM_CONNECTS = 0x20001A,
-    NLCURLINFO_HTTP_VERSION = 0x20002E,
 };
 
 /// What waits unread on an idle TLS connection, as ``nl_curl_tls_idle_input`` finds it.
@@ -115,7 +107,6 @@ int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char 
 /// returns 0 to go on.
 int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int));
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
-int nl_curl_easy_getinfo_string(void *easy, int info, const char **value);
 const char *nl_curl_easy_strerror(int code);
 
 void *nl_curl_slist_append(void *list, const char *line);
@@ -130,13 +121,11 @@ int nl_curl_multi_perform(void *multi, int *running);
 int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready);
 int nl_curl_multi_wakeup(void *multi);
 
-/// curl_easy_pause: NLCURLPAUSE_RECV stops delivering the body, NLCURLPAUSE_CONT goes on.
+/// curl_easy_pause: NLCURLPAUSE_CONT lets a transfer its write callback paused go on.
 int nl_curl_easy_pause(void *easy, int bitmask);
-#define NLCURLPAUSE_RECV 1
 #define NLCURLPAUSE_CONT 0
 /// What a write callback returns to pause the transfer, keeping the bytes it was given (CURL_WRITEFUNC_PAUSE).
 #define NLCURL_WRITEFUNC_PAUSE 0x10000001
-const char *nl_curl_multi_strerror(int code);
 
 /// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.
 int nl_curl_default_ca_bundle(char *path, size_t capacity);
@@ -152,7 +141,7 @@ void *nl_curl_multi_next_done(void *multi, int *result);
 
 #endif  // __linux__
 
-/// Whether this platform has the loader at all (Linux only).
+/// Whether this platform has the loader at all (Linux only); it also keeps the C file from being empty elsewhere.
 int nl_curl_is_supported(void);
 
 #endif  // NETWORKLAYER_CCURL_H
