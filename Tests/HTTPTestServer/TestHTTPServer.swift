@@ -141,6 +141,16 @@ public final class TestHTTPServer: Sendable {
         state.endedConnections
     }
 
+    /// How many bytes of replies the server has written so far, on every connection.
+    public var bytesSent: Int {
+        state.bytesSent
+    }
+
+    /// Whether the server has stopped and closed its listening socket, so that a connection to its port is refused.
+    public var isClosed: Bool {
+        state.isClosed
+    }
+
     /// Stops accepting and closes every connection within about 50 ms.
     public func stop() {
         state.stop()
@@ -153,7 +163,10 @@ public final class TestHTTPServer: Sendable {
         maximumRequestBodySize: Int,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) {
-        defer { close(listener) }
+        defer {
+            close(listener)
+            state.recordClosed()
+        }
         while !state.isStopped {
             guard Socket.waitReadable(listener, milliseconds: 50) else { continue }
             let connection = accept(listener, nil, nil)
@@ -256,7 +269,9 @@ private struct Connection {
 
     /// Writes bytes, giving up when the client stops reading and the server stops.
     private func send(_ bytes: Data) -> Bool {
-        io.write(bytes) { !state.isStopped }
+        let written = io.write(bytes) { !state.isStopped }
+        if written { state.recordSent(bytes.count) }
+        return written
     }
 
     /// Writes a streamed body; returns whether the connection stays open for another request.
@@ -312,13 +327,18 @@ private struct Connection {
 /// The server's shared state: whether it is stopping, and what it has received.
 private final class ServerState: Sendable {
     private let storage = LockedBox<
-        (stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int, ended: Int)
-    >((false, true, [], 0, 0))
+        (
+            stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int, ended: Int, sent: Int,
+            closed: Bool
+        )
+    >((false, true, [], 0, 0, 0, false))
 
     var isStopped: Bool { storage.withLock { $0.stopped } }
     var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
     var acceptedConnections: Int { storage.withLock { $0.connections } }
     var endedConnections: Int { storage.withLock { $0.ended } }
+    var bytesSent: Int { storage.withLock { $0.sent } }
+    var isClosed: Bool { storage.withLock { $0.closed } }
     var recordsRequests: Bool {
         get { storage.withLock { $0.records } }
         set { storage.withLock { $0.records = newValue } }
@@ -327,6 +347,8 @@ private final class ServerState: Sendable {
     func stop() { storage.withLock { $0.stopped = true } }
     func recordConnection() { storage.withLock { $0.connections += 1 } }
     func recordEnd() { storage.withLock { $0.ended += 1 } }
+    func recordSent(_ count: Int) { storage.withLock { $0.sent += count } }
+    func recordClosed() { storage.withLock { $0.closed = true } }
     func record(_ request: ReceivedRequest) {
         storage.withLock { if $0.records { $0.requests.append(request) } }
     }

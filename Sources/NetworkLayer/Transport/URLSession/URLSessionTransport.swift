@@ -44,6 +44,13 @@ public final class URLSessionTransport: Transport {
     /// The default cap on a response body: 100 MiB.
     public static let defaultMaximumResponseSize = ResponseSizeLimit.defaultMaximum
 
+    /// How far the reader of a streamed body may fall behind where the transfer cannot be paused
+    /// (FoundationNetworking), in bytes: past it the body fails with ``NetworkError/TransportFailure/responseTooLarge``.
+    public let maximumStreamLag: Int
+
+    /// The default ``maximumStreamLag``: 64 MiB.
+    public static let defaultMaximumStreamLag = 64 * 1024 * 1024
+
     /// Creates a transport with its own session and delegate.
     ///
     /// To trust a private certificate authority on Apple platforms, use
@@ -56,14 +63,17 @@ public final class URLSessionTransport: Transport {
     ///   - configuration: The session configuration. Defaults to ``statelessConfiguration()``.
     ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
     ///   - maximumResponseSize: The largest body accepted, in bytes. Defaults to 100 MiB.
+    ///   - maximumStreamLag: How far a streamed body's reader may fall behind on Linux, where the transfer cannot
+    ///     be paused. Defaults to 64 MiB.
     public convenience init(
         configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
         redirectPolicy: RedirectPolicy = .default,
-        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        maximumStreamLag: Int = URLSessionTransport.defaultMaximumStreamLag
     ) {
         self.init(
             configuration: configuration, redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
-            trustedCertificates: [])
+            maximumStreamLag: maximumStreamLag, trustedCertificates: [])
     }
 
     #if !canImport(FoundationNetworking)
@@ -87,7 +97,8 @@ public final class URLSessionTransport: Transport {
             }
             self.init(
                 configuration: configuration, redirectPolicy: redirectPolicy,
-                maximumResponseSize: maximumResponseSize, trustedCertificates: certificates)
+                maximumResponseSize: maximumResponseSize, maximumStreamLag: Self.defaultMaximumStreamLag,
+                trustedCertificates: certificates)
         }
     #endif
 
@@ -95,8 +106,10 @@ public final class URLSessionTransport: Transport {
         configuration: URLSessionConfiguration,
         redirectPolicy: RedirectPolicy,
         maximumResponseSize: Int,
+        maximumStreamLag: Int,
         trustedCertificates: [Data]
     ) {
+        self.maximumStreamLag = max(BodyStream.highWatermark, maximumStreamLag)
         let canceller = TaskCanceller()
         let delegate = SessionDelegate(
             redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
@@ -121,6 +134,7 @@ public final class URLSessionTransport: Transport {
         self.configuredCredentials = [:]
         self.delegate = nil
         self.canceller = TaskCanceller()
+        self.maximumStreamLag = Self.defaultMaximumStreamLag
     }
 
     deinit {
@@ -189,10 +203,6 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// How far the reader of a streamed body may fall behind where the transfer cannot be paused
-    /// (FoundationNetworking): past it the body fails with ``NetworkError/TransportFailure/responseTooLarge``.
-    public static let maximumStreamLag = 64 * 1024 * 1024
-
     /// Sends the request and returns at the head, with the body still arriving; `request.timeoutInterval` covers
     /// the time until the head.
     ///
@@ -212,7 +222,7 @@ public final class URLSessionTransport: Transport {
         }
         let stream = BodyStream(
             label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")",
-            hardLimit: Self.maximumStreamLag)
+            hardLimit: maximumStreamLag)
         let (_, response) = try await SendState<URLSessionTask>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
         ) { state in

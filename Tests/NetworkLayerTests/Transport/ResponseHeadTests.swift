@@ -1,0 +1,64 @@
+#if os(Linux)
+    import Foundation
+    import Testing
+
+    @testable import NetworkLayer
+
+    @Suite("ResponseHead: the framing rules")
+    struct ResponseHeadTests {
+        func head(_ lines: String...) throws(ResponseHead.Violation) -> ResponseHead {
+            var head = ResponseHead(limit: 1024)
+            for line in lines { try feed(&head, line) }
+            return head
+        }
+
+        /// Hands one line to the head, as libcurl's header callback does.
+        func feed(_ head: inout ResponseHead, _ line: String) throws(ResponseHead.Violation) {
+            let bytes = Array(line.utf8)
+            let outcome = bytes.withUnsafeBytes { buffer in
+                Result { () throws(ResponseHead.Violation) in try head.take(buffer) }
+            }
+            try outcome.get()
+        }
+
+        @Test func aFinalResponseAfterInterimOnesIsTheResponse() throws {
+            let parsed = try head(
+                "HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>\r\n", "\r\n", "HTTP/1.1 201 Created\r\n",
+                "Content-Length: 2\r\n", "X-A: 1\r\n", "X-A: 2\r\n", "\r\n")
+            #expect(parsed.statusCode == 201)
+            #expect(parsed.isComplete)
+            #expect(parsed.headerFields == ["Content-Length": "2", "X-A": "1, 2"])
+            #expect(parsed.announcedLength == 2)
+        }
+
+        @Test(arguments: [
+            ("Content-Length: 12abc\r\n", ResponseHead.Violation.malformedContentLength("12abc")),
+            ("Content-Length: 1 2\r\n", .malformedContentLength("1 2")),
+            ("Content-Length: +3\r\n", .malformedContentLength("+3")),
+        ])
+        func aMalformedLengthIsRefused(line: String, violation: ResponseHead.Violation) {
+            #expect(throws: violation) { try head("HTTP/1.1 200 OK\r\n", line) }
+        }
+
+        @Test func conflictingFramingIsRefusedInEitherOrder() {
+            #expect(throws: ResponseHead.Violation.conflictingContentLengths("3", "4")) {
+                try head("HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "Content-Length: 4\r\n")
+            }
+            #expect(throws: ResponseHead.Violation.lengthWithTransferEncoding) {
+                try head("HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "Transfer-Encoding: chunked\r\n")
+            }
+            #expect(throws: ResponseHead.Violation.lengthWithTransferEncoding) {
+                try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n", "Content-Length: 3\r\n")
+            }
+        }
+
+        @Test func everyLineCountsAgainstTheLimitTrailersIncluded() throws {
+            var parsed = try head("HTTP/1.1 200 OK\r\n", "\r\n")
+            let trailer = "X-Trailer: \(String(repeating: "t", count: 100))\r\n"
+            #expect(throws: ResponseHead.Violation.tooLarge(limit: 1024)) {
+                for _ in 0..<20 { try feed(&parsed, trailer) }
+            }
+            #expect(parsed.headerFields.isEmpty, "trailers are not fields of the response")
+        }
+    }
+#endif
