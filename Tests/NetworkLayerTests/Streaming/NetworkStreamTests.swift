@@ -113,4 +113,38 @@ struct NetworkStreamTests {
         #expect(transportFailure(error) == .timedOut)
         #expect(error?.description.contains("no body bytes for 0.2 s") == true, "\(String(describing: error))")
     }
+
+    @Test func aTokenRefreshSendsAgainBeforeAnyBodyReachesTheCaller() async throws {
+        let tokens = TokenStore(refreshDelay: .zero)
+        let mock = MockTransport(defaultResponse: .stream([Data("expired".utf8)], status: 401))
+        mock.respond(
+            where: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer new-1" }, with: .stream(Self.chunks))
+        let network = Network(
+            transport: mock,
+            middleware: [
+                AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() })
+            ])
+        let log = try await network.stream(LogRoute())
+        #expect(log.statusCode == 200)
+        #expect(try await log.body.collect(upTo: 10_000) == Self.chunks.reduce(Data(), +), "only the second body")
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer old", "Bearer new-1"])
+    }
+
+    @Test func theResponseCacheLeavesAStreamAlone() async throws {
+        struct CachedLog: URLRequestProtocol {
+            var url: URL { URL(string: "https://api.example.com/logs/7")! }
+            var options: RequestOptions {
+                var options = RequestOptions()
+                options.cache = .timeToLive(300)
+                return options
+            }
+        }
+        let mock = MockTransport(defaultResponse: .stream(Self.chunks))
+        let network = Network(transport: mock, middleware: [try ResponseCache()])
+        for _ in 0..<2 {
+            let body = try await network.stream(CachedLog()).body
+            #expect(try await body.collect(upTo: 10_000) == Self.chunks.reduce(Data(), +))
+        }
+        #expect(mock.requests.count == 2, "a streamed body is never stored nor served from the cache")
+    }
 }

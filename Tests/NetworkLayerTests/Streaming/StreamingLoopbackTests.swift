@@ -154,6 +154,18 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all)
+        func droppingABodyUnreadClosesTheConnection(_ kind: TransportKind) async throws {
+            let server = try Self.endlessServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            do {
+                let response = try await network.stream(StreamRoute(server, "endless"))
+                #expect(response.statusCode == 200)
+            }  // the response and its body are gone, never read
+            try await waitUntil { server.endedConnections == 1 }
+        }
+
+        @Test(arguments: TransportKind.all)
         func cancellingTheReaderEndsTheStreamAndClosesTheConnection(_ kind: TransportKind) async throws {
             let server = try Self.endlessServer()
             defer { server.stop() }
@@ -225,6 +237,24 @@ extension LoopbackIntegration {
                 for try await _ in network.events(StreamRoute(endlessEvent, "event")) {}
             }
             #expect(transportFailure(eventError) == .responseTooLarge)
+
+            // A bomb inflates as fast as the network goes: CurlTransport pauses it for the reader, URLSessionTransport
+            // (which cannot, on Linux) holds at most its lag and then fails typed.
+            let bomb = try TestHTTPServer { _ in .gzipBomb() }
+            defer { bomb.stop() }
+            let bound = kind == .curl ? 2 * 1024 * 1024 : URLSessionTransport.defaultMaximumStreamLag
+            var inflated = 0
+            let bombBody = try await network.stream(StreamRoute(bomb, "bomb")).body
+            do {
+                for try await chunk in bombBody {
+                    inflated += chunk.count
+                    #expect(bombBody.unreadBytes <= bound)
+                    if inflated >= 64 * 1024 * 1024 { break }  // a reader decides how much of a bomb it takes
+                }
+                #expect(inflated >= 64 * 1024 * 1024)
+            } catch let error as NetworkError {
+                #expect(kind == .urlSession && transportFailure(error) == .responseTooLarge, "\(error)")
+            }
 
             let cut = try TestHTTPServer { _ in
                 .raw(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly half".utf8))
