@@ -58,6 +58,19 @@ enum Clock {
         #endif
     }
 
+    /// Resets this process's peak RSS to its current RSS (Linux: /proc/self/clear_refs), so that the next
+    /// ``peakResidentBytes()`` is the peak of what comes after; false where the peak cannot be reset.
+    @discardableResult
+    static func resetPeakResident() -> Bool {
+        #if os(Linux)
+            guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+            defer { try? handle.close() }
+            return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+        #else
+            return false
+        #endif
+    }
+
     private static func resourceUsage() -> rusage {
         var usage = rusage()
         #if canImport(Glibc)

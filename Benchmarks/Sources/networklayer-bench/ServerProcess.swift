@@ -3,7 +3,8 @@ import HTTPTestServer
 
 /// The loopback server, run in a child process so that it never shares the client's threads.
 enum ServerProcess {
-    /// Child side: serves `/small`, `/large` and the hostile streams until the parent closes standard input.
+    /// Child side: serves `/small`, `/large`, the hostile streams and `/<N>MiB` bodies until the parent closes
+    /// standard input.
     static func serve() throws -> Never {
         let small = Fixtures.smallJSON
         let large = Fixtures.largeJSON
@@ -11,7 +12,9 @@ enum ServerProcess {
             switch request.path {
             case "/small": .response(status: 200, headers: ["Content-Type": "application/json"], body: small)
             case "/large": .response(status: 200, headers: ["Content-Type": "application/json"], body: large)
-            default: HostileProbe.streams[String(request.path.dropFirst())] ?? .response(status: 404)
+            default:
+                HostileProbe.streams[String(request.path.dropFirst())] ?? StreamingProbe.reply(for: request.path)
+                    ?? .response(status: 404)
             }
         }
         FileHandle.standardOutput.write(Data("PORT \(server.port)\n".utf8))

@@ -7,12 +7,15 @@ import NetworkLayer
 //                                                                      [--only TEXT] [--skip-memory]
 //                                                                      [--write-fixtures DIR]
 //   swift run -c release --package-path Benchmarks networklayer-bench --hostile [--json FILE]
+//   swift run -c release --package-path Benchmarks networklayer-bench --streaming [--url BASE] [--size-mib N]
+//                                                                      [--rounds N] [--json FILE]
 //
 // Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
 // GET BASE/small (the 216-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
 // files (as small and large) for a static server such as nginx. --hostile measures instead what endless bodies,
 // compression bombs and endless trailers cost each transport: time to fail, peak RSS growth, time until the next
-// request gets through.
+// request gets through. --streaming downloads one large body (BASE/1024MiB, 1 GiB by default) through
+// `network.stream` on each transport and with `curl -o /dev/null`, each in a process of its own, 3 rounds by default.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -24,6 +27,12 @@ if arguments.first == "--serve" { try ServerProcess.serve() }
 
 if let side = value(of: "--memory-child"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     try await MemoryProbe.run(side: side, base: base)
+}
+
+if let side = value(of: "--streaming-child"), let url = value(of: "--url").flatMap(URL.init(string:)),
+    let bytes = value(of: "--bytes").flatMap(Int.init)
+{
+    try await StreamingProbe.run(side: side, url: url, bytes: bytes)
 }
 
 if let stream = value(of: "--hostile-child"), let transport = value(of: "--transport"),
@@ -61,6 +70,35 @@ if let directory = value(of: "--write-fixtures") {
     try Fixtures.largeJSON.write(to: folder.appendingPathComponent("large"))
     print(
         "wrote \(folder.path)/small (\(Fixtures.smallJSON.count) bytes) and large (\(Fixtures.largeJSON.count) bytes)")
+    exit(0)
+}
+
+if arguments.contains("--streaming") {
+    let mebibytes = value(of: "--size-mib").flatMap(Int.init) ?? 1024
+    var serverProcess: Process?
+    let base: URL
+    if let given = value(of: "--url").flatMap(URL.init(string:)) {
+        base = given
+    } else {
+        let (process, url) = try ServerProcess.start()
+        serverProcess = process
+        base = url
+    }
+    let url = StreamingProbe.url(base: base, mebibytes: mebibytes)
+    print("streaming \(mebibytes) MiB from \(serverProcess == nil ? url.absoluteString : "the loopback child process")")
+    #if os(Linux)
+        print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
+    #endif
+    let report = try await StreamingProbe.compare(
+        url: url, mebibytes: mebibytes, rounds: value(of: "--rounds").flatMap(Int.init) ?? 3)
+    report.printTable()
+    if let path = value(of: "--json") {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+        print("\nwrote \(path)")
+    }
+    serverProcess?.terminate()
     exit(0)
 }
 

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTestServer
+import NetworkLayer
+
+/// One large body downloaded through `network.stream(route)` on each transport, by a consumer that only counts the
+/// bytes, beside `curl -o /dev/null` of the same URL; each side in a process of its own, so that its peak RSS is its
+/// own.
+enum StreamingProbe {
+    /// Where a server serves a body of `mebibytes`: `BASE/1024MiB` for a gibibyte.
+    static func url(base: URL, mebibytes: Int) -> URL {
+        base.appendingPathComponent("\(mebibytes)MiB")
+    }
+
+    /// The loopback server's reply for a path such as `/1024MiB`: that many mebibytes of zeros with their
+    /// `Content-Length`, the connection kept open.
+    static func reply(for path: String) -> ServerReply? {
+        guard path.hasPrefix("/"), path.hasSuffix("MiB"), let mebibytes = Int(path.dropFirst().dropLast(3)),
+            mebibytes > 0
+        else { return nil }
+        let head =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(mebibytes * 1_048_576)"
+            + "\r\n\r\n"
+        let piece = Data(count: 64 * 1024)
+        let body = StreamedBody(repeating: piece, repetitions: mebibytes * 16, closesAfter: false)
+        return .stream(head: Data(head.utf8), body: body)
+    }
+
+    /// Child side: one download through the named transport after a warm-up; prints one JSON line.
+    static func run(side: String, url: URL, bytes expected: Int) async throws -> Never {
+        guard let network = Clients.networks.first(where: { $0.name == side })?.network else {
+            throw BenchError(description: "no client \(side)")
+        }
+        let route = StreamingRoute(url: url)
+        // The warm-up reads the head and one chunk, then closes the transfer: libraries and sessions are loaded.
+        for try await _ in try await network.stream(route).body { break }
+        Clock.resetPeakResident()
+        let before = Clock.residentBytes()
+        let load = loadAverage()
+        var bytes = 0
+        var server: String?
+        let sample = try await Clock.measure(operations: 1) {
+            let response = try await network.stream(route)
+            server = response.headers["Server"]
+            for try await chunk in response.body { bytes += chunk.count }
+        }
+        guard bytes == expected else { throw BenchError(description: "\(side): \(bytes) bytes of \(expected)") }
+        let result = StreamingSample(
+            side: side, bytes: bytes, seconds: sample.seconds, cpuSeconds: sample.cpuSeconds,
+            peakGrowthBytes: Clock.peakResidentBytes() - before, peakIsWholeProcess: false, server: server,
+            loadAverage: load)
+        print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
+        exit(0)
+    }
+
+    /// Parent side: a warm-up download with curl, then `rounds` rounds of every side, each round starting with the
+    /// next side; prints each download as it ends and returns the table.
+    static func compare(url: URL, mebibytes: Int, rounds: Int) async throws -> StreamingReport {
+        let bytes = mebibytes * 1_048_576
+        let sides = [CurlCommand.side] + Clients.networks.map(\.name)
+        _ = try await CurlCommand.download(url, expected: bytes)
+        var samples = Array(repeating: [StreamingSample](), count: sides.count)
+        for round in 0..<rounds {
+            for offset in sides.indices {
+                let index = (round + offset) % sides.count
+                let sample =
+                    index == 0
+                    ? try await CurlCommand.download(url, expected: bytes)
+                    : try ServerProcess.runChild([
+                        "--streaming-child", sides[index], "--url", url.absoluteString, "--bytes", "\(bytes)",
+                    ])
+                samples[index].append(sample)
+                print(
+                    String(
+                        format: "  round %d, %@: %.0f MB/s, %.3f CPU s/GiB, peak RSS %@%.1f MiB (load %.2f)",
+                        round + 1, sample.side, sample.megabytesPerSecond, sample.cpuSecondsPerGibibyte,
+                        sample.peakIsWholeProcess ? "" : "+", Double(sample.peakGrowthBytes) / 1_048_576,
+                        sample.loadAverage ?? .nan))
+            }
+        }
+        let curl = StreamingSideResult(side: sides[0], rounds: samples[0], baseline: nil)
+        let baseline = (throughput: curl.megabytesPerSecond, cpu: curl.cpuSecondsPerGibibyte)
+        let results = zip(sides, samples).map { StreamingSideResult(side: $0, rounds: $1, baseline: baseline) }
+        return StreamingReport(
+            date: ISO8601DateFormatter().string(from: Date()),
+            machine:
+                "\(ProcessInfo.processInfo.operatingSystemVersionString), "
+                + "\(ProcessInfo.processInfo.activeProcessorCount) cores",
+            url: url.absoluteString,
+            server: samples.joined().compactMap(\.server).first ?? "no Server header",
+            bytes: bytes, rounds: rounds, sides: results)
+    }
+
+    /// The one-minute load average (Linux: /proc/loadavg), `nil` where it cannot be read.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+}
+
+/// A GET of the large body.
+struct StreamingRoute: URLRequestProtocol {
+    var url: URL
+}
