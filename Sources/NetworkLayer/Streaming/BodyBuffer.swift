@@ -106,21 +106,14 @@ package struct BodyBuffer<Waiter> {
         return nil
     }
 
-    /// The most bytes one read hands over: unread chunks up to this size are joined, so that a reader that fell
-    /// behind catches up with fewer, larger reads.
-    static var joinLimit: Int { 1024 * 1024 }
-
     /// The consumer asks for the next chunk; `waiter` is recorded if it must wait.
     mutating func read(waiter: Waiter) -> Read {
         if head < chunks.count {
-            var chunk = chunks[head]
+            // Chunks are handed over one by one, never joined: a chunk that waits is returned without a wait, and a
+            // join would copy it again (measured: slower, with page faults for the new buffer).
+            let chunk = chunks[head]
             chunks[head] = Data()
             head += 1
-            while head < chunks.count, chunk.count + chunks[head].count <= Self.joinLimit {
-                chunk.append(chunks[head])
-                chunks[head] = Data()
-                head += 1
-            }
             if head == chunks.count {
                 chunks.removeAll(keepingCapacity: true)
                 head = 0

@@ -30,9 +30,9 @@ package final class BodyStream: Sendable {
 
     /// Unread bytes at which the producer pauses: enough for a steady flow, small against the 1 MiB a slow reader
     /// may make the process hold.
-    static let highWatermark = 256 * 1024
+    static let highWatermark = 512 * 1024
     /// Unread bytes at which a paused producer resumes.
-    static let lowWatermark = 64 * 1024
+    static let lowWatermark = 128 * 1024
 
     private struct State: Sendable {
         var buffer: BodyBuffer<Waiter>

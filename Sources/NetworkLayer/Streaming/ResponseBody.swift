@@ -14,7 +14,7 @@ public import Foundation
 /// }
 /// ```
 ///
-/// - Memory stays bounded: while you are busy with a chunk, the transport stops reading once about 256 KiB wait
+/// - Memory stays bounded: while you are busy with a chunk, the transport stops reading once about 512 KiB wait
 ///   unread, and goes on when you catch up.
 /// - A body from the network can be read once; a second loop over it throws. A body made from `Data` (a test
 ///   transport's) can be read again.

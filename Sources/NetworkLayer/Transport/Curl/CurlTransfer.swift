@@ -181,7 +181,7 @@
         }
 
         /// The most body bytes libcurl hands a streamed send at once.
-        static let streamBufferSize = 256 * 1024
+        static let streamBufferSize = 512 * 1024
 
         // MARK: Callbacks, on the loop thread while libcurl runs the transfer
 
