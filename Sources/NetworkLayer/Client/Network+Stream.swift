@@ -19,7 +19,7 @@ extension Network {
     /// }
     /// ```
     ///
-    /// The status is checked as ``send(_:as:)`` checks it. ``timeout`` covers the send until the head arrives; after
+    /// The status is checked as `send` checks it. ``timeout`` covers the send until the head arrives; after
     /// that, reading fails only when the network sends nothing for ``idleTimeout`` (or the route's
     /// ``RequestOptions/idleTimeout``) while you wait for it. A body that keeps arriving outlives ``timeout``.
     /// Middleware applies to the head: default headers and authentication are added, status hooks run, and a retry
@@ -29,11 +29,6 @@ extension Network {
     ///   to 64 KiB of the error's body), or the task was cancelled.
     public func stream(_ route: some URLRequestProtocol) async throws(NetworkError) -> StreamedResponse {
         try await stream(try makeRequest(for: route), options: route.options)
-    }
-
-    /// Sends a route on ``default`` and returns at the head; see ``stream(_:)``.
-    public static func stream(_ route: some URLRequestProtocol) async throws(NetworkError) -> StreamedResponse {
-        try await Network.default.stream(route)
     }
 
     /// Streams a built request through the middleware and the transport and checks the status.

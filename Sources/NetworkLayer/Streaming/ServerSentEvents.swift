@@ -154,12 +154,4 @@ extension Network {
         ServerSentEvents(
             network: self, request: requestResult(for: route), options: route.options, reconnect: reconnect)
     }
-
-    /// The Server-Sent Events of a route on ``default``; see ``events(_:reconnect:)``.
-    public static func events(
-        _ route: some URLRequestProtocol,
-        reconnect: ReconnectPolicy = .automatic
-    ) -> ServerSentEvents {
-        Network.default.events(route, reconnect: reconnect)
-    }
 }
