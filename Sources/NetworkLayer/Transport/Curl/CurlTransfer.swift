@@ -339,6 +339,17 @@
             if code.isTLS, let failure = TLSFailure(message: description) {
                 return failure.error(message: description, url: chain.current.url)
             }
+            if headDelivered && code == .outOfMemory {
+                // While a streamed transfer is paused, libcurl keeps what one read inflates to, up to 64 MiB: a body
+                // that inflates faster than that (a compression bomb) ends here, typed, instead of growing.
+                return .transport(
+                    .responseTooLarge,
+                    underlyingError: URLError(
+                        .dataLengthExceedsMaximum,
+                        description: "the body inflates faster than it is read: past the 64 MiB libcurl holds for "
+                            + "a paused transfer (\(description))",
+                        url: chain.current.url))
+            }
             if !head.isComplete && code.isOversizedLine {
                 return HeaderLineLimit.exceeded(libcurlText: description, url: chain.current.url)
             }
