@@ -154,6 +154,38 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all)
+        func aRedirectIsFollowedAndOnlyTheFinalBodyIsStreamed(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { request in
+                request.path == "/start"
+                    ? .response(status: 302, headers: ["Location": "/final"], body: Data("not this".utf8))
+                    : .stream(
+                        head: Self.head("Content-Length: \(Self.block.count * 3)"),
+                        body: StreamedBody(repeating: Self.block, repetitions: 3, closesAfter: false))
+            }
+            defer { server.stop() }
+            let network = try kind.network()
+            let response = try await network.stream(StreamRoute(server, "start"))
+            #expect(response.statusCode == 200)
+            #expect(try await response.body.collect(upTo: 1 << 20) == Self.block + Self.block + Self.block)
+            #expect(server.requests.map(\.path) == ["/start", "/final"])
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aChallengeComesBackAsAnUnacceptableStatus(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in
+                .response(
+                    status: 401, headers: ["WWW-Authenticate": #"Bearer realm="api""#], body: Data("log in".utf8))
+            }
+            defer { server.stop() }
+            let network = try kind.network(timeout: 10)
+            let error = await #expect(throws: NetworkError.self) {
+                _ = try await network.stream(StreamRoute(server, "private"))
+            }
+            #expect(error?.statusCode == 401)
+            #expect(error?.responseHeaders?["WWW-Authenticate"] == #"Bearer realm="api""#)
+        }
+
+        @Test(arguments: TransportKind.all)
         func droppingABodyUnreadClosesTheConnection(_ kind: TransportKind) async throws {
             let server = try Self.endlessServer()
             defer { server.stop() }
