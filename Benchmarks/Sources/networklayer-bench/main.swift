@@ -25,6 +25,23 @@ func value(of flag: String) -> String? {
 
 if arguments.first == "--serve" { try ServerProcess.serve() }
 
+/// Writes a result as pretty, sorted JSON where `--json` says, if it does; returns the path.
+@discardableResult
+func writeJSON(_ result: some Encodable) throws -> String? {
+    guard let path = value(of: "--json") else { return nil }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(result).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+/// The server: `--url`'s, or the loopback one in a child process (returned to be stopped).
+func chooseServer() throws -> (base: URL, process: Process?) {
+    if let given = value(of: "--url").flatMap(URL.init(string:)) { return (given, nil) }
+    let (process, url) = try ServerProcess.start()
+    return (url, process)
+}
+
 if let side = value(of: "--memory-child"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     try await MemoryProbe.run(side: side, base: base)
 }
@@ -75,15 +92,7 @@ if let directory = value(of: "--write-fixtures") {
 
 if arguments.contains("--streaming") {
     let mebibytes = value(of: "--size-mib").flatMap(Int.init) ?? 1024
-    var serverProcess: Process?
-    let base: URL
-    if let given = value(of: "--url").flatMap(URL.init(string:)) {
-        base = given
-    } else {
-        let (process, url) = try ServerProcess.start()
-        serverProcess = process
-        base = url
-    }
+    let (base, serverProcess) = try chooseServer()
     let url = StreamingProbe.url(base: base, mebibytes: mebibytes)
     print("streaming \(mebibytes) MiB from \(serverProcess == nil ? url.absoluteString : "the loopback child process")")
     #if os(Linux)
@@ -92,12 +101,7 @@ if arguments.contains("--streaming") {
     let report = try await StreamingProbe.compare(
         url: url, mebibytes: mebibytes, rounds: value(of: "--rounds").flatMap(Int.init) ?? 3)
     report.printTable()
-    if let path = value(of: "--json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
-        print("\nwrote \(path)")
-    }
+    if let path = try writeJSON(report) { print("\nwrote \(path)") }
     serverProcess?.terminate()
     exit(0)
 }
@@ -107,23 +111,11 @@ if arguments.contains("--hostile") {
     let (process, url) = try ServerProcess.start()
     print("hostile streams, a \(HostileProbe.cap)-byte cap and a 5 s deadline; each in a process of its own:")
     let results = try HostileProbe.measureAll(base: url)
-    if let path = value(of: "--json") {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(results).write(to: URL(fileURLWithPath: path))
-    }
+    try writeJSON(results)
     process.terminate()
     exit(0)
 }
-var serverProcess: Process?
-let base: URL
-if let given = value(of: "--url").flatMap(URL.init(string:)) {
-    base = given
-} else {
-    let (process, url) = try ServerProcess.start()
-    serverProcess = process
-    base = url
-}
+let (base, serverProcess) = try chooseServer()
 let networks = Clients.networks
 
 print(
@@ -183,10 +175,5 @@ let report = Report(
     server: serverProcess == nil ? base.absoluteString : "loopback child process", rounds: rounds,
     scenarios: results, memory: memory)
 report.printTable()
-if let path = value(of: "--json") {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try encoder.encode(report).write(to: URL(fileURLWithPath: path))
-    print("\nwrote \(path)")
-}
+if let path = try writeJSON(report) { print("\nwrote \(path)") }
 serverProcess?.terminate()

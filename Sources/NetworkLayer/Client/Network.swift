@@ -78,10 +78,11 @@ public struct Network: Sendable {
         attachMiddleware()
     }
 
-    /// This network without `queue` in its middleware: what the queue replays through. Attaches nothing.
-    init(replaysOf network: Network, without queue: OfflineQueue) {
+    /// This network without `member` in its middleware: what a middleware that sends later (``OfflineQueue``)
+    /// sends through. Attaches nothing.
+    init(without member: some NetworkAttachedMiddleware, of network: Network) {
         transport = network.transport
-        middleware = network.middleware.filter { ($0 as? OfflineQueue) !== queue }
+        middleware = network.middleware.filter { ($0 as? any NetworkAttachedMiddleware) !== member }
         environment = network.environment
         decoder = network.decoder
         acceptableStatusCodes = network.acceptableStatusCodes
@@ -89,10 +90,10 @@ public struct Network: Sendable {
         idleTimeout = network.idleTimeout
     }
 
-    /// Tells each ``OfflineQueue`` in the list that it serves this network, so that it replays through the same
-    /// transport and middleware.
+    /// Tells each middleware that sends later (``OfflineQueue``) that it serves this network, so that it sends
+    /// through the same transport and middleware.
     private func attachMiddleware() {
-        for case let queue as OfflineQueue in middleware { queue.attach(to: self) }
+        for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
     }
 
     /// A copy of this network that sends ``Endpoint`` routes to `environment`.

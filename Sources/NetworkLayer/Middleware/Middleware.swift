@@ -44,3 +44,10 @@ public protocol Middleware: Sendable {
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse)
 }
+
+/// A middleware that sends requests later, outside any caller's send (``OfflineQueue``'s replays): a ``Network`` made
+/// with it tells it so, and it sends through that network, less itself.
+protocol NetworkAttachedMiddleware: Middleware, AnyObject {
+    /// This middleware is part of `network`.
+    func attach(to network: Network)
+}

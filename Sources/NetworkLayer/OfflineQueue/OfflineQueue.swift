@@ -57,7 +57,7 @@ public import Foundation
 ///   automatic replays back off (1 s, doubling, at most 5 minutes).
 /// - Instances on the same directory, in one process or several, take turns: one replays at a time, and none sends
 ///   an entry that another has delivered.
-public final class OfflineQueue: Middleware {
+public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     /// A queued request.
     public struct Entry: Codable, Sendable, Identifiable, Equatable {
         /// The entry's identity, the same as in ``NetworkError/queued(id:underlyingError:)``.
@@ -168,7 +168,7 @@ public final class OfflineQueue: Middleware {
     /// Replays through `network`, less this queue, unless `init` fixed another network.
     func attach(to network: Network) {
         guard !replaysAreFixed else { return }
-        let target = Network(replaysOf: network, without: self)
+        let target = Network(without: self, of: network)
         replays.withLock { $0 = target }
     }
 

@@ -24,6 +24,23 @@ actor TokenStore {
     func set(_ token: String?) { current = token }
 }
 
+/// Holds whoever waits until it is opened: orders two events in a test without a sleep.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
 /// A server that accepts only `Bearer new-…` tokens, after an optional pause.
 func tokenCheckingMock(delay: Duration = .zero) -> MockTransport {
     let mock = MockTransport(defaultResponse: .status(401, headers: ["WWW-Authenticate": "Bearer"]).delayed(by: delay))
@@ -103,26 +120,25 @@ struct AuthenticationMiddlewareTests {
     }
 
     @Test func aRequestSentWithAnOlderTokenRetriesWithoutAnotherRefresh() async throws {
-        /// Holds the slow request's 401 (sent with the old token) until the other request's refresh is done.
+        /// Holds the slow request's 401 (sent with the old token) until the test opens the gate.
         struct HoldingTransport: Transport {
             let base: MockTransport
-            let tokens: TokenStore
+            let gate: Gate
             func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
                 let result = try await base.send(request)
-                let held =
-                    request.value(forHTTPHeaderField: "X-Slow") != nil
-                    && request.value(forHTTPHeaderField: "Authorization") == "Bearer old"
-                for _ in 0..<10_000 where held {
-                    if await tokens.refreshCount == 1, await tokens.current != "old" { break }
-                    try await Task.sleep(for: .milliseconds(1))
+                if request.value(forHTTPHeaderField: "X-Slow") != nil,
+                    request.value(forHTTPHeaderField: "Authorization") == "Bearer old"
+                {
+                    await gate.wait()
                 }
                 return result
             }
         }
+        let gate = Gate()
         let tokens = TokenStore(refreshDelay: .milliseconds(1))
         let mock = tokenCheckingMock()
         let network = Network(
-            transport: HoldingTransport(base: mock, tokens: tokens),
+            transport: HoldingTransport(base: mock, gate: gate),
             middleware: [
                 AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() })
             ])
@@ -130,8 +146,9 @@ struct AuthenticationMiddlewareTests {
             await network.send(SlowUserRoute())
         }
         try await waitUntil { mock.requests.count == 1 }  // the slow one went out with the old token
-        let user: User = try await network.send(UserRoute.getUser(id: 1))
+        let user: User = try await network.send(UserRoute.getUser(id: 1))  // refreshes meanwhile
         #expect(user == alice)
+        await gate.open()  // the slow one's 401 arrives after the refresh
         #expect(try await slow.value.get() == alice)
         #expect(await tokens.refreshCount == 1)
     }

@@ -236,6 +236,19 @@ struct OfflineQueueTests {
         }
     }
 
+    @Test func aQueueReplaysThroughTheLastNetworkMadeWithItLessItself() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let queue = try OfflineQueue(directory: directory)
+        _ = await sendQueued(NoteRoute(number: 1), through: Network(transport: offline, middleware: [queue]))
+        let server = MockTransport(defaultResponse: .status(201))
+        let tagged = DefaultHeadersMiddleware(["X-Replayed-By": "second"])
+        _ = Network(transport: server, middleware: [queue, tagged])
+        await queue.flush()
+        #expect(offline.requests.count == 1, "not through the first network")
+        #expect(server.requests.map { $0.value(forHTTPHeaderField: "X-Replayed-By") } == ["second"])
+        #expect(try queue.pendingEntries().isEmpty)
+    }
+
     @Test func aRouteThatSetsASecretHeaderItselfIsRefusedBeforeAnythingIsSent() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let network = Network(transport: offline, middleware: [try OfflineQueue(directory: directory)])
