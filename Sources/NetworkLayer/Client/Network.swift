@@ -153,10 +153,11 @@ extension Network {
     /// the transport.
     func response(
         for request: URLRequest,
-        options: RequestOptions
+        options: RequestOptions,
+        uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
-        let (data, response) = try await exchange(request, options: options)
+        let (data, response) = try await exchange(request, options: options, uploading: upload)
         guard acceptableStatusCodes.contains(response.statusCode) else {
             throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response.headerFields), body: data)
         }
@@ -175,15 +176,19 @@ extension Network {
         _ request: URLRequest,
         options: RequestOptions,
         isReplay: Bool = false,
-        streamingInto slot: StreamSlot? = nil
+        streamingInto slot: StreamSlot? = nil,
+        uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if !middleware.isEmpty {
             return try await MiddlewareChain(middleware: middleware, transport: transport)
-                .send(request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot)
+                .send(
+                    request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot,
+                    uploading: upload)
         }
         let request = try RequestRules.check(request)
         let transport = transport
         let exchange: @Sendable () async throws -> (Data, HTTPURLResponse) = {
+            if let upload { return try await transport.upload(alreadyChecked: request, from: upload) }
             guard let slot else { return try await transport.send(alreadyChecked: request) }
             let (body, response) = try await transport.stream(alreadyChecked: request)
             slot.put(body)

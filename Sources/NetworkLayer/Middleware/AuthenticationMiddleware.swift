@@ -74,7 +74,8 @@ public struct AuthenticationMiddleware: Middleware {
         // retry rather than refresh again.
         let refreshesSeen = refreshes.count
         let first = try await next(authorized(request, with: try await token()), context)
-        guard first.1.statusCode == 401 else { return first }
+        // A one-shot upload body is gone once sent: its 401 is the answer.
+        guard first.1.statusCode == 401, context.canResend else { return first }
         try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
         var context = context
         context.attempt += 1

@@ -18,11 +18,13 @@ struct MiddlewareChain: Sendable {
         options: RequestOptions,
         within seconds: TimeInterval,
         isReplay: Bool = false,
-        streamingInto slot: StreamSlot? = nil
+        streamingInto slot: StreamSlot? = nil,
+        uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
         if !isReplay { start.routeRequest = request }
         start.streamSlot = slot
+        start.upload = upload
         let context = start
         do {
             return try await Network.race(request, within: seconds) {
@@ -70,6 +72,7 @@ struct MiddlewareChain: Sendable {
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
         request.timeoutInterval = remaining
         do {
+            if let upload = context.upload { return try await transport.upload(alreadyChecked: request, from: upload) }
             guard let slot = context.streamSlot else { return try await transport.send(alreadyChecked: request) }
             let (body, response) = try await transport.stream(alreadyChecked: request)
             slot.put(body)

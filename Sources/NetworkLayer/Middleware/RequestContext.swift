@@ -35,6 +35,20 @@ public struct RequestContext: Sendable {
     /// keeps or replaces bodies (a cache) leaves such a send alone.
     public var isStreaming: Bool { streamSlot != nil }
 
+    /// The body of an upload (``Network/upload(_:from:progress:)``), which travels beside the request; `nil`
+    /// for an ordinary send.
+    var upload: UploadBody?
+
+    /// Whether the request's body lets a middleware send it again: false for an upload from a one-shot
+    /// ``UploadBody/stream(_:length:)``, whose chunks are gone once sent. A middleware that retries or refreshes a
+    /// token returns the response it has instead; a second `next` for such a body fails with
+    /// ``NetworkError/invalidRequest(_:reason:underlyingError:)``.
+    public var canResend: Bool { upload?.isReplayable ?? true }
+
+    /// Whether the request uploads a body that travels beside it (``Network/upload(_:from:progress:)``): a
+    /// middleware that keeps or replays requests (a cache, a queue) leaves it alone.
+    public var isUpload: Bool { upload != nil }
+
     /// Creates a context for a send that may take `timeRemaining` seconds from now.
     public init(options: RequestOptions = RequestOptions(), attempt: Int = 1, timeRemaining: Double) {
         self.init(options: options, attempt: attempt, timeRemaining: timeRemaining, clock: .system)

@@ -81,7 +81,7 @@ public struct RetryMiddleware: Middleware {
             } catch {
                 outcome = .failure(error)
             }
-            guard context.attempt < maxAttempts, mayRetry(request, options: context.options),
+            guard context.attempt < maxAttempts, context.canResend, mayRetry(request, options: context.options),
                 let delay = delay(after: outcome, attempt: context.attempt),
                 delay < context.timeRemaining
             else { return try outcome.get() }

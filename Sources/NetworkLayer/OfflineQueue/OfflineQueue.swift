@@ -206,6 +206,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             replayInBackground()
             return result
         }
+        if context.isUpload { throw Self.uploadsAreNotQueued }
         if let route = context.routeRequest { try Self.refuseSecretsSetBy(route) }
         var request = request
         if request.value(forHTTPHeaderField: "Idempotency-Key") == nil {
@@ -220,6 +221,13 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             throw NetworkError.queued(id: entry.id, underlyingError: error)
         }
     }
+
+    /// The error of an upload whose route asks to be queued: the queue keeps requests, not the files or streams an
+    /// upload reads, so it refuses before anything is sent rather than replay a body that changed or is gone.
+    static let uploadsAreNotQueued = NetworkError.invalidRequest(
+        .body,
+        reason: "an upload is not queued offline (its file or stream is not kept): send it with send(_:) and a "
+            + "RequestBody, or without queuesWhenOffline")
 
     /// Refuses a route that sets a secret header itself: the journal never holds it, so its replay would go
     /// without it.

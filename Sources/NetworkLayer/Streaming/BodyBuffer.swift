@@ -108,6 +108,13 @@ package struct BodyBuffer<Waiter> {
 
     /// The consumer asks for the next chunk; `waiter` is recorded if it must wait.
     mutating func read(waiter: Waiter) -> Read {
+        if let ready = readIfReady() { return ready }
+        self.waiter = waiter
+        return .wait
+    }
+
+    /// The next chunk or the end, if the consumer need not wait; `nil` (and nothing changes) when it must.
+    mutating func readIfReady() -> Read? {
         if head < chunks.count {
             // Chunks are handed over one by one, never joined: a chunk that waits is returned without a wait, and a
             // join would copy it again (measured: slower, with page faults for the new buffer).
@@ -127,9 +134,7 @@ package struct BodyBuffer<Waiter> {
         switch ending {
         case .finished: return .end
         case .failed(let error), .abandoned(let error): return .failure(error)
-        case nil:
-            self.waiter = waiter
-            return .wait
+        case nil: return nil
         }
     }
 

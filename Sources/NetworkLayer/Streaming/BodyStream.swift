@@ -136,7 +136,9 @@ package final class BodyStream: Sendable {
 
     /// The next chunk, `nil` at the end.
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        // A chunk that waits already is taken without suspending: a suspension costs a trip through the executor.
+        if let ready = takeReady() { return try ready.get() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 read(for: waiter)
             }
@@ -188,6 +190,24 @@ package final class BodyStream: Sendable {
     var bufferedBytes: Int { state.withLock { $0.buffer.bufferedBytes } }
 
     // MARK: -
+
+    /// The next chunk or the end if the reader need not wait for it; `nil` when it must.
+    private func takeReady() -> Result<Data?, any Error>? {
+        let (ready, producer) = state.withLock { state in (state.buffer.readIfReady(), state.producer) }
+        switch ready {
+        case .chunk(let chunk, let resumeProducer):
+            if resumeProducer { producer?.resume() }
+            return .success(chunk)
+        case .end:
+            notifyEnd(nil)
+            return .success(nil)
+        case .failure(let error):
+            notifyEnd(error)
+            return .failure(error)
+        case .wait, nil:
+            return nil
+        }
+    }
 
     /// Hands `waiter` the next chunk or the end, or leaves it waiting with the idle clock running.
     private func read(for waiter: Waiter) {

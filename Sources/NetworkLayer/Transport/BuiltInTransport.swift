@@ -18,6 +18,9 @@ package protocol BuiltInTransport: Transport {
     /// Streams a request that ``RequestRules/check(_:)`` returned: returns at the head; the deadline covers only
     /// the time until then.
     func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+
+    /// Sends a request that ``RequestRules/check(_:)`` returned with `body` as its body.
+    func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)
 }
 
 extension BuiltInTransport {
@@ -26,6 +29,12 @@ extension BuiltInTransport {
     package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
         let (data, response) = try await send(checked: request)
         return (ResponseBody(data), response)
+    }
+
+    /// Reads the whole body into memory and sends it, for a transport of this package that cannot stream a request
+    /// body yet.
+    package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        try await send(checked: body.inMemory(request))
     }
 }
 
@@ -42,5 +51,12 @@ extension Transport {
     func stream(alreadyChecked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
         if let builtIn = self as? any BuiltInTransport { return try await builtIn.stream(checked: request) }
         return try await stream(request)
+    }
+
+    /// Uploads a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of
+    /// this package.
+    func upload(alreadyChecked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        if let builtIn = self as? any BuiltInTransport { return try await builtIn.upload(checked: request, from: body) }
+        return try await upload(request, from: body)
     }
 }

@@ -28,9 +28,10 @@ public import Foundation
 /// for network failures and `CancellationError` (or `URLError(.cancelled)`) when the task is cancelled; ``Network``
 /// maps them to ``NetworkError``.
 ///
-/// A transport that can hand over a body as it arrives implements ``stream(_:)`` as well; one that does not (such
-/// as the test transport above) still serves ``Network/stream(_:)`` and ``Network/events(_:reconnect:)``, with the
-/// body it returns from `send`.
+/// A transport that can hand over a body as it arrives implements ``stream(_:)`` as well, and one that sends a
+/// request body from disk or from a stream implements ``upload(_:from:)``; one that does neither (such as the test
+/// transport above) still serves ``Network/stream(_:)``, ``Network/events(_:reconnect:)`` and
+/// ``Network/upload(_:from:progress:)``, with whole bodies in memory.
 public protocol Transport: Sendable {
     /// Sends the request and returns the complete body with its HTTP response.
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
@@ -39,6 +40,12 @@ public protocol Transport: Sendable {
     ///
     /// The default sends with ``send(_:)`` and hands over the complete body.
     func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+
+    /// Sends the request with `body` as its body and returns the complete response body with its HTTP response.
+    ///
+    /// The default reads the whole body into `request.httpBody` and sends it with ``send(_:)``: a test transport
+    /// sees uploads as ordinary requests.
+    func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)
 }
 
 extension Transport {
@@ -46,5 +53,11 @@ extension Transport {
     public func stream(_ request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
         let (data, response) = try await send(request)
         return (ResponseBody(data), response)
+    }
+
+    /// Reads the whole body into `request.httpBody` and sends it with ``send(_:)``, for a transport that cannot
+    /// stream a request body.
+    public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        try await send(body.inMemory(request))
     }
 }

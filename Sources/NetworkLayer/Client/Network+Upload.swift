@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+extension Network {
+    /// The closure that hears how a download or an upload goes: called on a transport's thread, so keep it short
+    /// (hop to the main actor to update a view).
+    public typealias ProgressHandler = @Sendable (TransferProgress) -> Void
+
+    /// Sends a route with `body` as its request body and decodes the JSON response as `T`.
+    ///
+    /// ```swift
+    /// let video: Video = try await network.upload(UploadRoute.video, from: .file(clipURL)) { progress in
+    ///     print(progress.fractionCompleted ?? 0)
+    /// }
+    /// ```
+    ///
+    /// The route gives the URL, method, headers and options; its own body must be empty. `Content-Type` is the
+    /// route's, else the form's for `.multipart`, else `application/octet-stream`. ``timeout`` covers the whole
+    /// send (the body and the wait for the head), so a long upload needs a longer ``timeout`` or a route's
+    /// ``RequestOptions/timeout``.
+    ///
+    /// - Parameters:
+    ///   - progress: Called once at 0, a few times a second while bytes go out, and once when all were sent;
+    ///     never after `upload` returns. The bytes counted are those the transport took from the body.
+    /// - Throws: ``NetworkError``, as ``send(_:as:)-(_,T.Type)`` does, and
+    ///   ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a file that cannot be read, a stream sent
+    ///   twice or a route that has a body of its own, before anything is sent.
+    public func upload<T: Decodable>(
+        _ route: some URLRequestProtocol,
+        from body: UploadBody,
+        as type: T.Type = T.self,
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> T {
+        let (data, response, method) = try await uploadResponse(route, from: body, progress: progress)
+        return try decode(type, from: data, response: response, method: method)
+    }
+
+    /// Sends a route with `body` as its request body and returns the decoded value with its status and headers.
+    ///
+    /// ```swift
+    /// let raw: Response<Data> = try await network.upload(UploadRoute.video, from: .data(bytes))
+    /// ```
+    public func upload<T: Decodable>(
+        _ route: some URLRequestProtocol,
+        from body: UploadBody,
+        as type: Response<T>.Type = Response<T>.self,
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> Response<T> {
+        let (data, response, method) = try await uploadResponse(route, from: body, progress: progress)
+        return Response(value: try decode(T.self, from: data, response: response, method: method), httpResponse: response)
+    }
+
+    /// Sends a route with `body` as its request body, checking only the status.
+    @discardableResult
+    public func upload(
+        _ route: some URLRequestProtocol,
+        from body: UploadBody,
+        progress: ProgressHandler? = nil
+    ) async throws(NetworkError) -> StatusOnly {
+        _ = try await uploadResponse(route, from: body, progress: progress)
+        return StatusOnly()
+    }
+
+    /// Builds the request, sends it with the body through the middleware and the transport, and checks the status.
+    private func uploadResponse(
+        _ route: some URLRequestProtocol,
+        from body: UploadBody,
+        progress: ProgressHandler?
+    ) async throws(NetworkError) -> (Data, HTTPURLResponse, String?) {
+        let request = try uploadRequest(for: route, body: body)
+        let reporter = ProgressReporter(progress)
+        defer { reporter.close() }
+        reporter.start(expectedBytes: try body.length())
+        var body = body
+        body.progress = reporter
+        let (data, response) = try await self.response(for: request, options: route.options, uploading: body)
+        reporter.finish()
+        return (data, response, request.httpMethod)
+    }
+
+    /// The route's request, ready to carry `body`.
+    private func uploadRequest(for route: some URLRequestProtocol, body: UploadBody) throws(NetworkError) -> URLRequest {
+        var request = try makeRequest(for: route)
+        if let data = request.httpBody, !data.isEmpty {
+            throw .invalidRequest(.body, reason: "the route has a body of its own; upload(_:from:) sends the one it is given")
+        }
+        request.httpBody = nil
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method != "GET", method != "HEAD" else {
+            throw .invalidRequest(.method, reason: "\(method) has no body to upload; give the route POST, PUT or PATCH")
+        }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+}
