@@ -11,6 +11,9 @@
 // Option types are offsets: long 0, object pointer 10000, function pointer 20000, curl_off_t 30000.
 enum {
     NLCURLOPT_WRITEDATA = 10001,
+    NLCURLOPT_READDATA = 10009,
+    NLCURLOPT_READFUNCTION = 20012,
+    NLCURLOPT_POST = 47,
     NLCURLOPT_URL = 10002,
     NLCURLOPT_ERRORBUFFER = 10010,
     NLCURLOPT_WRITEFUNCTION = 20011,
@@ -126,6 +129,10 @@ int nl_curl_easy_pause(void *easy, int bitmask);
 #define NLCURLPAUSE_CONT 0
 /// What a write callback returns to pause the transfer, keeping the bytes it was given (CURL_WRITEFUNC_PAUSE).
 #define NLCURL_WRITEFUNC_PAUSE 0x10000001
+/// What a read callback returns to pause the upload until curl_easy_pause (CURL_READFUNC_PAUSE), or to end the
+/// transfer with an error (CURL_READFUNC_ABORT).
+#define NLCURL_READFUNC_PAUSE 0x10000001
+#define NLCURL_READFUNC_ABORT 0x10000000
 
 /// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.
 int nl_curl_default_ca_bundle(char *path, size_t capacity);

@@ -24,8 +24,16 @@ struct RedirectChain {
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    init(original: URLRequest) {
+    /// Whether the current hop sends an upload body that travels beside the request; a redirect to GET drops it.
+    private(set) var sendsUpload: Bool
+    /// Whether that body is one-shot (``UploadBody/stream(_:length:)``): a 307 or 308 cannot send it again, so the
+    /// redirect is the answer.
+    private let uploadIsOneShot: Bool
+
+    init(original: URLRequest, upload: UploadBody? = nil) {
         current = original
+        sendsUpload = upload != nil
+        uploadIsOneShot = !(upload?.isReplayable ?? true)
     }
 
     /// Whether a response is a redirect the policy would act on (follow, or refuse): anything else is delivered.
@@ -40,6 +48,7 @@ struct RedirectChain {
         guard Self.isRedirect(status: status, location: location, policy: policy), let location else {
             return .deliver
         }
+        if sendsUpload && uploadIsOneShot && (status == 307 || status == 308) { return .deliver }
         guard let from = current.url, let to = URL(string: location, relativeTo: from)?.absoluteURL else {
             return .fail(refusal("redirect to \"\(location)\" is not a valid URL"))
         }
@@ -63,6 +72,7 @@ struct RedirectChain {
         }
         if Self.origin(of: from) != Self.origin(of: to) { credentialsRemoved = true }
         current = next(to: to, status: status)
+        if current.httpMethod == "GET" { sendsUpload = false }
         hops += 1
         return .follow(current)
     }

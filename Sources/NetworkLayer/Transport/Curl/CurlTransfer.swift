@@ -10,6 +10,10 @@
         let state: Locked<SendState<Int>>
         /// Where the body goes as it arrives, for a streamed send; `nil` to collect it whole.
         var stream: BodyStream? = nil
+        /// The body to upload, which travels beside the request; `nil` for a body in `request.httpBody`.
+        var upload: UploadBody? = nil
+        /// Where a one-shot `.stream` upload's chunks arrive from the task that produces them.
+        var uploadPipe: UploadPipe? = nil
     }
 
     /// The rules a transfer follows, fixed when the transport was made.
@@ -36,6 +40,8 @@
             case tooLarge(announced: Int64?)
             case head(ResponseHead.Violation)
             case ended
+            /// The upload body could not be read (a file that shrank, a stream that failed).
+            case upload(NetworkError)
             /// The kept-alive connection libcurl chose had bytes waiting before the request was sent.
             case uncleanConnection
         }
@@ -52,6 +58,8 @@
         private(set) var body = Data()
         private(set) var abort: Abort?
         private var headerList: UnsafeMutableRawPointer?
+        /// Reads the current hop's upload body from its start (data, file, multipart).
+        private var uploadReader: (any ChunkReader)?
         /// Whether the current hop is sent again on a connection of its own, because the one libcurl reused for it
         /// was unclean; that connection is closed (a transfer aborted by a callback never leaves its connection for
         /// reuse).
@@ -74,7 +82,7 @@
             self.easy = easy
             self.authorities = authorities
             self.connections = connections
-            self.chain = RedirectChain(original: submission.request)
+            self.chain = RedirectChain(original: submission.request, upload: submission.upload)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
         }
 
@@ -132,7 +140,16 @@
             if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
             // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
             if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
-            configureMethodAndBody(of: request, method: method)
+            if chain.sendsUpload, let upload = submission.upload {
+                do throws(NetworkError) {
+                    try configureUpload(upload, method: method, user: user)
+                } catch {
+                    return error
+                }
+            } else {
+                uploadReader = nil
+                configureMethodAndBody(of: request, method: method)
+            }
             headerList = Self.headerLines(for: request, method: method)
             easy.setPointer(NLCURLOPT_HTTPHEADER, headerList)
             return nil
@@ -157,6 +174,19 @@
                     }
                 }
             }
+        }
+
+        /// Sends `upload` as the body, read from its start as libcurl asks for it: its exact length, or chunked for
+        /// a stream without one. libcurl asks a server for "100 Continue" before a body over 1 MiB, so a server that
+        /// refuses the upload (413, 401) answers before it is sent.
+        private func configureUpload(_ upload: UploadBody, method: String, user: UnsafeMutableRawPointer) throws(NetworkError) {
+            if method != "POST" { easy.set(NLCURLOPT_CUSTOMREQUEST, method) }
+            easy.set(NLCURLOPT_POST, 1)
+            let length = try upload.length()
+            easy.set(NLCURLOPT_POSTFIELDSIZE_LARGE, length ?? -1)
+            uploadReader = submission.uploadPipe == nil ? try upload.makeReader(length: length) : nil
+            easy.setCallback(NLCURLOPT_READFUNCTION, curlReadBody)
+            easy.setPointer(NLCURLOPT_READDATA, user)
         }
 
         /// The request's header fields as libcurl lines, with libcurl's own defaults that we do not want undone:
@@ -212,6 +242,32 @@
             }
             body.append(contentsOf: bytes)
             return bytes.count
+        }
+
+        /// Hands libcurl the next bytes of the upload body: 0 at its end, a pause while a stream has nothing yet,
+        /// an abort when the body cannot be read or the send ended.
+        func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+            if isAbandoned {
+                abort = .ended
+                return Int(NLCURL_READFUNC_ABORT)
+            }
+            do throws(NetworkError) {
+                let count: Int
+                if let pipe = submission.uploadPipe {
+                    switch try pipe.pull(into: buffer) {
+                    case .bytes(let pulled): count = pulled
+                    case .wait: return Int(NLCURL_READFUNC_PAUSE)
+                    case .end: return 0
+                    }
+                } else {
+                    count = try uploadReader?.read(into: buffer) ?? 0
+                }
+                submission.upload?.progress?.add(count)
+                return count
+            } catch {
+                abort = .upload(error)
+                return Int(NLCURL_READFUNC_ABORT)
+            }
         }
 
         private func abortEnded() -> Int {
@@ -325,6 +381,8 @@
                         .badServerResponse, description: violation.description, url: chain.current.url))
             case .ended:
                 .cancelled
+            case .upload(let error):
+                error
             case .uncleanConnection:
                 // Never reached: such a hop is sent again instead.
                 .transport(.other, underlyingError: URLError(.unknown, description: "unclean connection"))
@@ -370,6 +428,15 @@
         case retry
         case fail(NetworkError)
     }
+
+    /// libcurl's read callback, for an upload body: `userdata` is the transfer.
+    private let curlReadBody:
+        @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+            data, size, count, user in
+            guard let user else { return Int(NLCURL_READFUNC_ABORT) }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+            return transfer.sendBody(UnsafeMutableRawBufferPointer(start: data, count: size * count))
+        }
 
     /// libcurl's write callback: `userdata` is the transfer.
     private let curlWriteBody:

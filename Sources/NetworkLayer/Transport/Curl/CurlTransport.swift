@@ -185,6 +185,45 @@
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
         }
 
+        /// Sends the request with `body` as its body, read from memory, from disk or from the stream as libcurl
+        /// sends it, and returns the complete response. The request is first checked as ``Network`` checks every
+        /// request; without a `Content-Type` it goes as `application/octet-stream` (a form's own type for
+        /// `.multipart`).
+        ///
+        /// - Throws: What ``send(_:)`` throws, and ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a
+        ///   body that cannot be read or a stream sent before.
+        public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+            var request = request
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue(body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
+            }
+            return try await upload(checked: try RequestRules.check(request), from: body)
+        }
+
+        package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+            let id = lastID.withLock { id in
+                id &+= 1
+                return id
+            }
+            let loop = loop
+            var pipe: UploadPipe?
+            if case .stream(let chunks) = body.source {
+                if chunks.isTaken { throw OneShotChunks.alreadySent }
+                let started = UploadPipe(whenReadable: { loop.resume(id) })
+                started.start(chunks)
+                pipe = started
+            }
+            defer { pipe?.close() }
+            let submissionPipe = pipe
+            return try await SendState<Int>.perform(
+                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+            ) { state in
+                guard state.withLock({ $0.run(id) }) else { return }
+                loop.submit(
+                    CurlSubmission(id: id, request: request, state: state, upload: body, uploadPipe: submissionPipe))
+            }
+        }
+
         package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
