@@ -38,12 +38,13 @@ public struct LoggingMiddleware: Middleware {
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
         let start = DispatchTime.now().uptimeNanoseconds
-        let head = describe(request, attempt: context.attempt)
+        let head = describe(request, attempt: context.attempt) + Self.uploadNote(context.upload)
         do {
             let (data, response) = try await next(request, context)
             let elapsed = Self.milliseconds(since: start)
             guard let body = context.streamSlot?.current else {
-                sink("\(head) → \(response.statusCode) in \(elapsed), \(Self.grouped(data.count)) bytes")
+                let sent = context.upload?.progress.map { "sent \(Self.grouped(Int($0.completedBytes))) bytes, " } ?? ""
+                sink("\(head) → \(response.statusCode) in \(elapsed), \(sent)\(Self.grouped(data.count)) bytes")
                 return (data, response)
             }
             // A streamed body: a line at the head, and one when the body has ended.
@@ -68,6 +69,13 @@ public struct LoggingMiddleware: Middleware {
             text += " [\(fields.joined(separator: ", "))]"
         }
         return text
+    }
+
+    /// " uploading 1,234 bytes" (or "a stream") for an upload: its size, never its bytes.
+    private static func uploadNote(_ upload: UploadBody?) -> String {
+        guard let upload else { return "" }
+        guard let length = try? upload.length() else { return ", uploading a stream" }
+        return ", uploading \(grouped(Int(length))) bytes"
     }
 
     /// 1234567 as "1,234,567".

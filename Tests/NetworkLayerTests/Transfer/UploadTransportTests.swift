@@ -112,5 +112,113 @@ extension LoopbackIntegration {
             await Task.yield()
             #expect(seen.withLock { $0.count } == reports.count)
         }
+    
+        @Test(arguments: TransportKind.all)
+        func aServerThatRefusesTheUploadEarlyAnswersIt(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer(maximumRequestBodySize: 1024) { _ in
+                .response(status: 413, headers: ["Connection": "close"], body: Data("too large".utf8))
+            }
+            defer { server.stop() }
+            let file = try Self.temporaryFile(Data(count: 32 * 1024 * 1024))
+            defer { try? FileManager.default.removeItem(at: file) }
+            let network = try kind.network(timeout: 30)
+            await #expect {
+                try await network.upload(UploadRoute(server, "big"), from: .file(file))
+            } throws: { error in
+                guard case .unacceptableStatus(413, _, let body) = error as? NetworkError else { return false }
+                return body == Data("too large".utf8)
+            }
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aStreamAnsweredWithA307IsNotSentAgain(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { request in
+                request.path == "/start" ? .redirect(307, to: "/moved") : .json("{}")
+            }
+            defer { server.stop() }
+            let network = try kind.network()
+            let body = UploadBody.stream(ProducedChunks(chunks: [Data("one".utf8), Data("two".utf8)]), length: 6)
+            await #expect {
+                try await network.upload(UploadRoute(server, "start"), from: body)
+            } throws: { error in
+                guard case .unacceptableStatus(307, _, _) = error as? NetworkError else { return false }
+                return true
+            }
+            #expect(server.requests.map(\.path) == ["/start"])
+            #expect(server.requests.first?.body == Data("onetwo".utf8))
+        }
+
+        @Test(arguments: TransportKind.all)
+        func bytesAnsweredWithA307AreSentAgainWhole(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { request in
+                request.path == "/start" ? .redirect(307, to: "/moved") : .json("{}")
+            }
+            defer { server.stop() }
+            let network = try kind.network()
+            try await network.upload(UploadRoute(server, "start"), from: .data(Self.bytes))
+            #expect(server.requests.map(\.path) == ["/start", "/moved"])
+            #expect(server.requests.map(\.body) == [Self.bytes, Self.bytes])
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aStreamIsNotRetriedAfterA503(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in .response(status: 503) }
+            defer { server.stop() }
+            let network = Network(
+                transport: try kind.make(), middleware: [RetryMiddleware(maxAttempts: 3, baseDelay: 0.01)])
+            let body = UploadBody.stream(ProducedChunks(chunks: [Data("once".utf8)]))
+            var route = UploadRoute(server, "stream")
+            route.method = .put
+            await #expect {
+                try await network.upload(route, from: body)
+            } throws: { error in
+                guard case .unacceptableStatus(503, _, _) = error as? NetworkError else { return false }
+                return true
+            }
+            #expect(server.requests.count == 1)
+        }
+
+        @Test(arguments: TransportKind.all)
+        func aMissingFileFailsBeforeAnythingIsSent(_ kind: TransportKind) async throws {
+            let server = try Self.echoServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID())")
+            await #expect {
+                try await network.upload(UploadRoute(server, "file"), from: .file(missing))
+            } throws: { error in
+                guard case .invalidRequest(.body, _, _) = error as? NetworkError else { return false }
+                return true
+            }
+            #expect(server.requests.isEmpty)
+        }
+
+        @Test(arguments: TransportKind.all)
+        func cancellingAnUploadClosesTheConnection(_ kind: TransportKind) async throws {
+            let server = try Self.echoServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            let started = Locked(false)
+            let endless = AsyncStream<Data> { continuation in
+                Task {
+                    for _ in 0..<100_000 {
+                        continuation.yield(Data(count: 16 * 1024))
+                        started.withLock { $0 = true }
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                    continuation.finish()
+                }
+            }
+            let upload = Task { try await network.upload(UploadRoute(server, "endless"), from: .stream(endless)) }
+            try await waitUntil { started.withLock { $0 } && server.acceptedConnections == 1 }
+            upload.cancel()
+            await #expect {
+                try await upload.value
+            } throws: { error in
+                guard case .cancelled = error as? NetworkError else { return false }
+                return true
+            }
+            try await waitUntil { server.endedConnections == 1 }
+        }
     }
 }
