@@ -1,0 +1,38 @@
+import Foundation
+
+/// A strong validator of a response, sent back as `If-Range` and kept beside a partial file.
+struct DownloadValidator: Sendable, Hashable {
+    /// The field it came from: `ETag` or `Last-Modified`.
+    let field: String
+    /// The field's value, exactly as the server sent it.
+    let value: String
+
+    /// The response's strong ETag, else its `Last-Modified`; `nil` when it has neither (a weak ETag does not count:
+    /// `If-Range` needs a strong one).
+    init?(_ headers: HeaderFields) {
+        if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), etag.hasPrefix("\""), etag.count >= 2 {
+            self.init(field: "ETag", value: etag)
+        } else if let date = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
+            self.init(field: "Last-Modified", value: date)
+        } else {
+            return nil
+        }
+    }
+
+    /// A validator read back from its ``line``.
+    init?(line: String) {
+        let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard parts.count == 2, !parts[1].isEmpty, parts[0] == "ETag" || parts[0] == "Last-Modified" else {
+            return nil
+        }
+        self.init(field: parts[0], value: parts[1])
+    }
+
+    private init(field: String, value: String) {
+        self.field = field
+        self.value = value
+    }
+
+    /// The validator as a header line, `ETag: "abc"`: what the sidecar file holds.
+    var line: String { "\(field): \(value)\n" }
+}
