@@ -14,6 +14,7 @@ public struct MockResponse: Sendable {
         case response(status: Int, headers: [String: String], body: Data)
         case streamed(status: Int, headers: [String: String], chunks: [Data], interval: UInt64, dropAfter: Int?)
         case failure(any Error)
+        case download(body: Data, headers: [String: String], dropAfter: Int?)
     }
 
     let outcome: Outcome
@@ -109,6 +110,28 @@ public struct MockResponse: Sendable {
             every: interval)
     }
 
+    /// A file to download, served as a server with range support serves it, for code that calls
+    /// ``Network/download(_:to:progress:)``: the body in 64 KiB chunks with its `Content-Length` and, if given, its
+    /// `ETag`.
+    ///
+    /// ```swift
+    /// let file = Data(repeating: 7, count: 1_000_000)
+    /// mock.respond(to: AssetRoute.video(id: 7), with: [
+    ///     .download(file, etag: #""v1""#).droppingConnection(after: 400_000),   // the first request drops at 40%
+    ///     .download(file, etag: #""v1""#),                                      // the resumed one gets the rest
+    /// ])
+    /// ```
+    ///
+    /// A request with `Range: bytes=N-` gets `206` with `Content-Range` and the bytes from `N`, or `416` when `N` is at
+    /// or past the end; with an `If-Range` that is not this ETag it gets the whole file with `200`, as when the file
+    /// changed. Other range forms are ignored (`200`). ``droppingConnection(after:)`` counts the bytes of the body
+    /// served, not of the file.
+    public static func download(_ data: Data, etag: String? = nil, headers: [String: String] = [:]) -> MockResponse {
+        var headers = headers
+        if let etag { headers["ETag"] = etag }
+        return MockResponse(.download(body: data, headers: headers, dropAfter: nil))
+    }
+
     /// The same response, with its connection dropped after `bytes` bytes of the body: reading it then fails with
     /// `URLError(.networkConnectionLost)`, as a real drop does, so that reconnecting and resuming code can be
     /// tested.
@@ -123,9 +146,42 @@ public struct MockResponse: Sendable {
                 .streamed(
                     status: status, headers: headers, chunks: chunks, interval: interval, dropAfter: max(0, bytes)),
                 delay: delay)
+        case .download(let body, let headers, _):
+            MockResponse(.download(body: body, headers: headers, dropAfter: max(0, bytes)), delay: delay)
         case .failure:
             self
         }
+    }
+
+    /// The response to `request`: a ``download(_:etag:headers:)`` answers the request's range; anything else is
+    /// itself.
+    func answering(_ request: URLRequest) -> MockResponse {
+        guard case .download(let body, var headers, let dropAfter) = outcome else { return self }
+        var status = 200
+        var served = body
+        let etag = headers.first { $0.key.lowercased() == "etag" }?.value
+        let ifRange = request.value(forHTTPHeaderField: "If-Range")
+        if let first = Self.rangeStart(request.value(forHTTPHeaderField: "Range")), ifRange == nil || ifRange == etag {
+            guard first < body.count else {
+                headers["Content-Range"] = "bytes */\(body.count)"
+                return MockResponse(.response(status: 416, headers: headers, body: Data()), delay: delay)
+            }
+            status = 206
+            served = body.subdata(in: first..<body.count)
+            headers["Content-Range"] = "bytes \(first)-\(body.count - 1)/\(body.count)"
+        }
+        headers["Content-Length"] = String(served.count)
+        let chunks = stride(from: 0, to: served.count, by: 64 * 1024).map {
+            served.subdata(in: $0..<min(served.count, $0 + 64 * 1024))
+        }
+        return MockResponse(
+            .streamed(status: status, headers: headers, chunks: chunks, interval: 0, dropAfter: dropAfter), delay: delay)
+    }
+
+    /// `N` of `bytes=N-`; `nil` for any other range.
+    private static func rangeStart(_ field: String?) -> Int? {
+        guard let field, field.hasPrefix("bytes="), field.hasSuffix("-") else { return nil }
+        return Int(field.dropFirst(6).dropLast())
     }
 
     /// No response: the send throws this error, as a transport would (for example `URLError(.timedOut)`).
@@ -192,6 +248,8 @@ extension MockResponse: CustomStringConvertible {
             let bytes = chunks.reduce(0) { $0 + $1.count }
             text = "\(status) (\(bytes) bytes in \(chunks.count) chunks\(drop.map { ", dropped after \($0)" } ?? ""))"
         case .failure(let error): text = "throws \(type(of: error))"
+        case .download(let body, _, let drop):
+            text = "download of \(body.count) bytes\(drop.map { ", dropped after \($0)" } ?? "")"
         }
         return delay > 0 ? text + " after \(delay / 1_000_000) ms" : text
     }

@@ -160,6 +160,8 @@ public final class MockTransport: Transport {
         switch response.outcome {
         case .failure(let error):
             throw error
+        case .download:
+            return try whole(response.answering(request), for: request)
         case .response(let status, let headers, let body):
             return (body, try head(status, headers, for: request))
         case .streamed(let status, let headers, let chunks, _, let dropAfter):
@@ -206,7 +208,7 @@ public final class MockTransport: Transport {
     private func answer(to request: URLRequest) async throws -> MockResponse {
         let response = try state.withLock { state in
             state.requests.append(request)
-            return try state.nextResponse(for: request)
+            return try state.nextResponse(for: request).answering(request)
         }
         if response.delay > 0 {
             try await wait(response.delay, for: request)

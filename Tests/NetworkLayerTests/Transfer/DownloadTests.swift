@@ -1,0 +1,209 @@
+import Foundation
+import NetworkLayerTesting
+import Testing
+
+@testable import NetworkLayer
+
+/// A route whose body is downloaded to a file.
+struct AssetRoute: URLRequestProtocol {
+    var url: URL { URL(string: "https://cdn.example.com/videos/7")! }
+    var options = RequestOptions()
+}
+
+/// A directory of its own for one test, removed at the end.
+struct DownloadDirectory: ~Copyable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("download-\(UUID())")
+
+    init() throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The destination the tests download to.
+    var destination: URL { url.appendingPathComponent("video.mp4") }
+    var partial: URL { url.appendingPathComponent(".video.mp4.partial") }
+    var sidecar: URL { url.appendingPathComponent(".video.mp4.partial.validator") }
+
+    /// The names of the files in the directory, sorted.
+    func names() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
+    }
+}
+
+/// Progress values as a download reports them, and whether any came after it returned.
+final class ProgressLog: Sendable {
+    private let state = Locked((values: [TransferProgress](), closed: false, late: 0))
+
+    var handler: Network.ProgressHandler {
+        { progress in self.state.withLock { $0.closed ? $0.late += 1 : $0.values.append(progress) } }
+    }
+
+    var values: [TransferProgress] { state.withLock { $0.values } }
+    var late: Int { state.withLock { $0.late } }
+    func close() { state.withLock { $0.closed = true } }
+}
+
+@Suite("Network.download on MockTransport: files, resumption, progress", .timeLimit(.minutes(1)))
+struct DownloadTests {
+    /// 300,007 bytes that differ from each other, so that a misplaced range shows.
+    static let file = Data((0..<300_007).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 253) })
+    static let etag = #""v1""#
+
+    @Test func theWholeBodyLandsAtTheDestinationAndNothingElseStays() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
+        let saved: Response<URL> = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        #expect(saved.value == directory.destination.standardizedFileURL)
+        #expect(saved.statusCode == 200)
+        #expect(saved.headers["ETag"] == Self.etag)
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(try directory.names() == ["video.mp4"])
+        #expect(mock.requests[0].value(forHTTPHeaderField: "Range") == nil)
+        #expect(mock.requests[0].value(forHTTPHeaderField: "Accept-Encoding") == "identity")
+    }
+
+    @Test func aDropResumesInTheSameCallWithARangeAndTheValidator() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport()
+        mock.respond(
+            to: AssetRoute(),
+            with: [
+                .download(Self.file, etag: Self.etag).droppingConnection(after: 120_000),
+                .download(Self.file, etag: Self.etag),
+            ])
+        let saved = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        #expect(saved.statusCode == 206)
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(mock.requests.count == 2)
+        #expect(mock.requests[1].value(forHTTPHeaderField: "Range") == "bytes=120000-")
+        #expect(mock.requests[1].value(forHTTPHeaderField: "If-Range") == Self.etag)
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func aResumablePartialStaysAfterTheLastDropAndTheNextCallContinuesIt() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag).droppingConnection(after: 70_000))
+        let network = Network(transport: mock)
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await network.download(AssetRoute(), to: directory.destination)
+        }
+        #expect(transportFailure(error) == .connectionLost)
+        #expect(mock.requests.count == Network.downloadAttempts)
+        #expect(try directory.names() == [".video.mp4.partial", ".video.mp4.partial.validator"])
+        #expect(try Data(contentsOf: directory.partial) == Self.file.prefix(4 * 70_000))
+
+        mock.respondByDefault(with: .download(Self.file, etag: Self.etag))
+        mock.removeRecordedRequests()
+        _ = try await network.download(AssetRoute(), to: directory.destination)
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == ["bytes=280000-"])
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func aDropWithoutAValidatorStartsOverAndLeavesNoPartial() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport()
+        mock.respond(
+            to: AssetRoute(), with: [.download(Self.file).droppingConnection(after: 100_000), .download(Self.file)])
+        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(mock.requests[1].value(forHTTPHeaderField: "Range") == nil)
+
+        let failing = MockTransport(defaultResponse: .download(Self.file).droppingConnection(after: 100_000))
+        let other = directory.url.appendingPathComponent("other.bin")
+        await #expect(throws: NetworkError.self) {
+            _ = try await Network(transport: failing).download(AssetRoute(), to: other)
+        }
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func aChangedFileIsDownloadedWholeOverThePartial() async throws {
+        let directory = try DownloadDirectory()
+        try Data(Self.file.prefix(1000)).write(to: directory.partial)
+        try Data("ETag: \"v0\"\n".utf8).write(to: directory.sidecar)
+        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
+        let saved = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        #expect(saved.statusCode == 200)
+        #expect(mock.requests[0].value(forHTTPHeaderField: "If-Range") == #""v0""#)
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func aPartialAsLongAsTheFileGets416AndStartsOver() async throws {
+        let directory = try DownloadDirectory()
+        try Self.file.write(to: directory.partial)
+        try Data("ETag: \(Self.etag)\n".utf8).write(to: directory.sidecar)
+        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
+        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == ["bytes=300007-", nil])
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func anErrorStatusLeavesTheDestinationAsItWasAndNoOtherFile() async throws {
+        let directory = try DownloadDirectory()
+        try Data("old".utf8).write(to: directory.destination)
+        let mock = MockTransport(defaultResponse: .status(404, body: Data("gone".utf8)))
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        }
+        #expect(error?.statusCode == 404)
+        #expect(error?.responseBody == Data("gone".utf8))
+        #expect(try Data(contentsOf: directory.destination) == Data("old".utf8))
+        #expect(try directory.names() == ["video.mp4"])
+    }
+
+    @Test func aFileOverTheRoutesCapFailsAndItsPartialIsRemoved() async throws {
+        let directory = try DownloadDirectory()
+        var route = AssetRoute()
+        route.options.maximumDownloadSize = 100_000
+        let announced = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await Network(transport: announced).download(route, to: directory.destination)
+        }
+        #expect(transportFailure(error) == .responseTooLarge)
+        #expect(try directory.names().isEmpty)
+
+        let unannounced = MockTransport(
+            defaultResponse: .stream(
+                [Data(count: 60_000), Data(count: 60_000)], headers: ["ETag": Self.etag]))
+        let growing = await #expect(throws: NetworkError.self) {
+            _ = try await Network(transport: unannounced).download(route, to: directory.destination)
+        }
+        #expect(transportFailure(growing) == .responseTooLarge)
+        #expect(try directory.names().isEmpty)
+    }
+
+    @Test func aDestinationInAMissingDirectoryFailsBeforeAnythingIsSent() async throws {
+        let mock = MockTransport(defaultResponse: .download(Self.file))
+        let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID())/video.mp4")
+        let error = await #expect(throws: NetworkError.self) {
+            _ = try await Network(transport: mock).download(AssetRoute(), to: nowhere)
+        }
+        guard case .invalidRequest = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(mock.requests.isEmpty)
+    }
+
+    @Test func progressStartsAtTheOffsetGrowsAndEndsAtTheTotal() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport()
+        mock.respond(
+            to: AssetRoute(),
+            with: [
+                .download(Self.file, etag: Self.etag).droppingConnection(after: 150_000),
+                .download(Self.file, etag: Self.etag),
+            ])
+        let log = ProgressLog()
+        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination, progress: log.handler)
+        log.close()
+        let values = log.values
+        #expect(values.first == TransferProgress(completedBytes: 0, expectedBytes: Int64(Self.file.count)))
+        #expect(values.last == TransferProgress(completedBytes: Int64(Self.file.count), expectedBytes: Int64(Self.file.count)))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+        #expect(log.late == 0)
+    }
+}
