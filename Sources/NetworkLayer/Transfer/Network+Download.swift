@@ -195,6 +195,9 @@ private struct Download {
         }
     }
 
+    /// The `userInfo` key that marks the error of the route's cap, whose partial file is never kept.
+    private static let limitKey = "NetworkLayerDownloadLimit"
+
     /// Fails once the file would pass the route's cap.
     private func checkLimit(_ bytes: Int64) throws(NetworkError) {
         guard let limit, bytes > limit else { return }
@@ -202,13 +205,15 @@ private struct Download {
             .responseTooLarge,
             underlyingError: URLError(
                 .dataLengthExceedsMaximum,
-                userInfo: [NSLocalizedDescriptionKey: "the download is larger than its limit of \(limit) bytes"]))
+                userInfo: [
+                    NSLocalizedDescriptionKey: "the download is larger than its limit of \(limit) bytes",
+                    Self.limitKey: limit,
+                ]))
     }
 
     /// Keeps a partial file that a later call can resume, and removes everything else; never the destination.
     private func leaveFiles(after error: NetworkError) {
-        if case .transport(.responseTooLarge, _) = error { return file.discard() }
-        if !resume.isResumable { file.discard() }
+        if !resume.isResumable || error.urlError?.userInfo[Self.limitKey] != nil { file.discard() }
     }
 }
 
