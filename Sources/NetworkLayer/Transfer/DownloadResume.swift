@@ -54,7 +54,9 @@ struct DownloadResume: Sendable, Equatable {
             validator = received
             return .write(from: 0, expectedBytes: encoded ? nil : Self.length(headers))
         }
+        // What was asked for is the rest of the file: a range that starts elsewhere or stops short does not do.
         guard let range = ContentRange(headers["Content-Range"]), range.first == offset, !encoded,
+            range.total.map({ range.last + 1 == $0 }) ?? true,
             offset == 0 || (received == nil || received == validator)
         else {
             offset = 0
@@ -107,7 +109,8 @@ extension DownloadResume {
             let spec = field.dropFirst(6).split(separator: "/", maxSplits: 1)
             guard spec.count == 2 else { return nil }
             let bounds = spec[0].split(separator: "-", maxSplits: 1)
-            guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0, last >= first
+            guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first >= 0,
+                last >= first
             else { return nil }
             let total = spec[1] == "*" ? nil : Int64(spec[1])
             if spec[1] != "*" {

@@ -38,16 +38,20 @@ extension Network {
     ///     and once at the end; never with fewer bytes than before and never after `download` returns. It counts
     ///     bytes written to the file; the total comes from `Content-Length` or `Content-Range`, `nil` if unknown.
     /// - Returns: `destination`, with the status and headers of the response that completed it.
-    /// - Throws: ``NetworkError``: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a destination that is
-    ///   not a file URL in an existing directory, before anything is sent; the transport failure once no attempt is
-    ///   left; ``NetworkError/TransportFailure/responseTooLarge`` past the cap; an unacceptable status; `.cancelled`;
-    ///   `.transport(.other, …)` with `URLError(.cannotWriteToFile)` when the file cannot be written.
+    /// - Throws: ``NetworkError``: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a `HEAD` route or a
+    ///   destination that is not a file URL in an existing directory, before anything is sent; the transport failure
+    ///   once no attempt is left; ``NetworkError/TransportFailure/responseTooLarge`` past the cap; an unacceptable
+    ///   status; `.cancelled`; `.transport(.other, …)` with `URLError(.cannotWriteToFile)` when the file cannot be
+    ///   written.
     public func download(
         _ route: some URLRequestProtocol,
         to destination: URL,
         progress: ProgressHandler? = nil
     ) async throws(NetworkError) -> Response<URL> {
         var request = try makeRequest(for: route)
+        if request.httpMethod?.uppercased() == "HEAD" {
+            throw .invalidRequest(.method, reason: "HEAD has no body to download; give the route GET")
+        }
         let file = try DownloadFile(destination)
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -58,7 +62,7 @@ extension Network {
             file: file, resume: file.leftover(), reporter: reporter, limit: route.options.maximumDownloadSize)
         let response = try await download.run(request, options: route.options, on: self)
         reporter.finish()
-        return Response(value: file.destination, httpResponse: response)
+        return Response(value: destination, httpResponse: response)
     }
 }
 
@@ -139,7 +143,9 @@ private struct Download {
             file.discard()
             return .again(nil)
         }
-        guard case .write(let offset, let expected) = resume.decide(status: streamed.statusCode, headers: streamed.headers)
+        guard
+            case .write(let offset, let expected) = resume.decide(
+                status: streamed.statusCode, headers: streamed.headers)
         else {
             streamed.body.discard()
             file.discard()
@@ -150,6 +156,7 @@ private struct Download {
         report(from: offset, expectedBytes: expected)
         do throws(NetworkError) {
             try await write(streamed.body, to: writer)
+            if let expected, writer.written < expected { throw Self.shortBody(writer.written, of: expected) }
         } catch {
             writer.close()
             if case .restart = resume.stopped(afterWriting: writer.written) { file.discard() }
@@ -158,6 +165,15 @@ private struct Download {
         }
         try file.commit(writer)
         return .complete(streamed.httpResponse)
+    }
+
+    /// The error of a body that ended before the length its head announced: a drop, resumed as one.
+    private static func shortBody(_ written: Int64, of expected: Int64) -> NetworkError {
+        .transport(
+            .connectionLost,
+            underlyingError: URLError(
+                .networkConnectionLost,
+                userInfo: [NSLocalizedDescriptionKey: "the body ended after \(written) of \(expected) bytes"]))
     }
 
     /// The error of a download whose server never let it continue (a `416` or a mismatched range every time).

@@ -62,6 +62,7 @@ extension LoopbackIntegration {
             #expect(try Self.contents(directory.destination) == Self.fileBytes)
             #expect(server.requests.map { $0.header("Range") } == [nil, "bytes=\(drop)-"])
             #expect(server.requests.map { $0.header("If-Range") } == [nil, Self.etag])
+            #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "identity" })
             #expect(try directory.names() == ["video.mp4"])
         }
 
@@ -72,9 +73,14 @@ extension LoopbackIntegration {
             let directory = try DownloadDirectory()
             try Self.leavePartial(1_000_003, etag: Self.etag, in: directory)
             // Another URL than the first call's (a fresh signed link): the validator is what counts.
+            let log = ProgressLog()
             let saved = try await kind.network().download(
-                StreamRoute(server, "video/fresh-signature"), to: directory.destination)
+                StreamRoute(server, "video/fresh-signature"), to: directory.destination, progress: log.handler)
+            log.close()
             #expect(saved.statusCode == 206)
+            let total = Int64(Self.file.length)
+            #expect(log.values.first == TransferProgress(completedBytes: 1_000_003, expectedBytes: total))
+            #expect(log.values.last == TransferProgress(completedBytes: total, expectedBytes: total))
             #expect(try Self.contents(directory.destination) == Self.fileBytes)
             #expect(server.requests.map { $0.header("Range") } == ["bytes=1000003-"])
             #expect(try directory.names() == ["video.mp4"])

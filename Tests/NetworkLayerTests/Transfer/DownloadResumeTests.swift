@@ -37,7 +37,8 @@ struct DownloadResumeTests {
 
     @Test func a206WithAnUnknownTotalAddsItsLengthToTheOffset() {
         var resume = DownloadResume(offset: 400, validator: Self.etag)
-        let decision = resume.decide(status: 206, headers: ["Content-Range": "bytes 400-999/*", "Content-Length": "600"])
+        let decision = resume.decide(
+            status: 206, headers: ["Content-Range": "bytes 400-999/*", "Content-Length": "600"])
         #expect(decision == .write(from: 400, expectedBytes: 1000))
     }
 
@@ -53,6 +54,7 @@ struct DownloadResumeTests {
         ["Content-Range": "bytes 0-999/1000"],  // another start
         ["Content-Range": "bytes 400-999/1000", "ETag": #""v2""#],  // another file
         ["Content-Range": "bytes 400-999/300"],  // nonsense
+        ["Content-Range": "bytes 400-499/1000"],  // short of the end
         [:],  // no range at all
     ])
     func a206ThatDoesNotContinueThePartialRestarts(_ fields: [String: String]) {

@@ -4,10 +4,27 @@ import Testing
 
 @testable import NetworkLayer
 
-/// A route whose body is downloaded to a file.
-struct AssetRoute: URLRequestProtocol {
+/// A route whose body is downloaded to a file, with options a test sets.
+struct FileRoute: URLRequestProtocol {
     var url: URL { URL(string: "https://cdn.example.com/videos/7")! }
     var options = RequestOptions()
+}
+
+/// The routes of the README's download snippet.
+enum AssetRoute: URLRequestProtocol {
+    case video(id: Int)
+
+    var url: URL {
+        switch self {
+        case .video(let id): URL(string: "https://cdn.example.com/videos/\(id)")!
+        }
+    }
+
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.maximumDownloadSize = 2 << 30  // 2 GiB
+        return options
+    }
 }
 
 /// A directory of its own for one test, removed at the end.
@@ -36,7 +53,15 @@ final class ProgressLog: Sendable {
     private let state = Locked((values: [TransferProgress](), closed: false, late: 0))
 
     var handler: Network.ProgressHandler {
-        { progress in self.state.withLock { $0.closed ? $0.late += 1 : $0.values.append(progress) } }
+        { progress in
+            self.state.withLock { state in
+                if state.closed {
+                    state.late += 1
+                } else {
+                    state.values.append(progress)
+                }
+            }
+        }
     }
 
     var values: [TransferProgress] { state.withLock { $0.values } }
@@ -53,8 +78,8 @@ struct DownloadTests {
     @Test func theWholeBodyLandsAtTheDestinationAndNothingElseStays() async throws {
         let directory = try DownloadDirectory()
         let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
-        let saved: Response<URL> = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
-        #expect(saved.value == directory.destination.standardizedFileURL)
+        let saved: Response<URL> = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
+        #expect(saved.value == directory.destination)
         #expect(saved.statusCode == 200)
         #expect(saved.headers["ETag"] == Self.etag)
         #expect(try Data(contentsOf: directory.destination) == Self.file)
@@ -67,12 +92,12 @@ struct DownloadTests {
         let directory = try DownloadDirectory()
         let mock = MockTransport()
         mock.respond(
-            to: AssetRoute(),
+            to: FileRoute(),
             with: [
                 .download(Self.file, etag: Self.etag).droppingConnection(after: 120_000),
                 .download(Self.file, etag: Self.etag),
             ])
-        let saved = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        let saved = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
         #expect(saved.statusCode == 206)
         #expect(try Data(contentsOf: directory.destination) == Self.file)
         #expect(mock.requests.count == 2)
@@ -83,10 +108,11 @@ struct DownloadTests {
 
     @Test func aResumablePartialStaysAfterTheLastDropAndTheNextCallContinuesIt() async throws {
         let directory = try DownloadDirectory()
-        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag).droppingConnection(after: 70_000))
+        let mock = MockTransport(
+            defaultResponse: .download(Self.file, etag: Self.etag).droppingConnection(after: 70_000))
         let network = Network(transport: mock)
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await network.download(AssetRoute(), to: directory.destination)
+            _ = try await network.download(FileRoute(), to: directory.destination)
         }
         #expect(transportFailure(error) == .connectionLost)
         #expect(mock.requests.count == Network.downloadAttempts)
@@ -95,7 +121,7 @@ struct DownloadTests {
 
         mock.respondByDefault(with: .download(Self.file, etag: Self.etag))
         mock.removeRecordedRequests()
-        _ = try await network.download(AssetRoute(), to: directory.destination)
+        _ = try await network.download(FileRoute(), to: directory.destination)
         #expect(try Data(contentsOf: directory.destination) == Self.file)
         #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == ["bytes=280000-"])
         #expect(try directory.names() == ["video.mp4"])
@@ -105,15 +131,15 @@ struct DownloadTests {
         let directory = try DownloadDirectory()
         let mock = MockTransport()
         mock.respond(
-            to: AssetRoute(), with: [.download(Self.file).droppingConnection(after: 100_000), .download(Self.file)])
-        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+            to: FileRoute(), with: [.download(Self.file).droppingConnection(after: 100_000), .download(Self.file)])
+        _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
         #expect(try Data(contentsOf: directory.destination) == Self.file)
         #expect(mock.requests[1].value(forHTTPHeaderField: "Range") == nil)
 
         let failing = MockTransport(defaultResponse: .download(Self.file).droppingConnection(after: 100_000))
         let other = directory.url.appendingPathComponent("other.bin")
         await #expect(throws: NetworkError.self) {
-            _ = try await Network(transport: failing).download(AssetRoute(), to: other)
+            _ = try await Network(transport: failing).download(FileRoute(), to: other)
         }
         #expect(try directory.names() == ["video.mp4"])
     }
@@ -123,7 +149,7 @@ struct DownloadTests {
         try Data(Self.file.prefix(1000)).write(to: directory.partial)
         try Data("ETag: \"v0\"\n".utf8).write(to: directory.sidecar)
         let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
-        let saved = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        let saved = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
         #expect(saved.statusCode == 200)
         #expect(mock.requests[0].value(forHTTPHeaderField: "If-Range") == #""v0""#)
         #expect(try Data(contentsOf: directory.destination) == Self.file)
@@ -135,7 +161,7 @@ struct DownloadTests {
         try Self.file.write(to: directory.partial)
         try Data("ETag: \(Self.etag)\n".utf8).write(to: directory.sidecar)
         let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
-        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+        _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
         #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == ["bytes=300007-", nil])
         #expect(try Data(contentsOf: directory.destination) == Self.file)
         #expect(try directory.names() == ["video.mp4"])
@@ -146,7 +172,7 @@ struct DownloadTests {
         try Data("old".utf8).write(to: directory.destination)
         let mock = MockTransport(defaultResponse: .status(404, body: Data("gone".utf8)))
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination)
+            _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
         }
         #expect(error?.statusCode == 404)
         #expect(error?.responseBody == Data("gone".utf8))
@@ -156,7 +182,7 @@ struct DownloadTests {
 
     @Test func aFileOverTheRoutesCapFailsAndItsPartialIsRemoved() async throws {
         let directory = try DownloadDirectory()
-        var route = AssetRoute()
+        var route = FileRoute()
         route.options.maximumDownloadSize = 100_000
         let announced = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
         let error = await #expect(throws: NetworkError.self) {
@@ -179,7 +205,7 @@ struct DownloadTests {
         let mock = MockTransport(defaultResponse: .download(Self.file))
         let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID())/video.mp4")
         let error = await #expect(throws: NetworkError.self) {
-            _ = try await Network(transport: mock).download(AssetRoute(), to: nowhere)
+            _ = try await Network(transport: mock).download(FileRoute(), to: nowhere)
         }
         guard case .invalidRequest = error else {
             Issue.record("\(String(describing: error))")
@@ -192,18 +218,71 @@ struct DownloadTests {
         let directory = try DownloadDirectory()
         let mock = MockTransport()
         mock.respond(
-            to: AssetRoute(),
+            to: FileRoute(),
             with: [
                 .download(Self.file, etag: Self.etag).droppingConnection(after: 150_000),
                 .download(Self.file, etag: Self.etag),
             ])
         let log = ProgressLog()
-        _ = try await Network(transport: mock).download(AssetRoute(), to: directory.destination, progress: log.handler)
+        _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination, progress: log.handler)
         log.close()
         let values = log.values
         #expect(values.first == TransferProgress(completedBytes: 0, expectedBytes: Int64(Self.file.count)))
-        #expect(values.last == TransferProgress(completedBytes: Int64(Self.file.count), expectedBytes: Int64(Self.file.count)))
+        #expect(
+            values.last
+                == TransferProgress(completedBytes: Int64(Self.file.count), expectedBytes: Int64(Self.file.count)))
         #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
         #expect(log.late == 0)
+    }
+
+    @Test func theCacheLeavesDownloadsAlone() async throws {
+        let directory = try DownloadDirectory()
+        var route = FileRoute()
+        route.options.cache = .timeToLive(300)
+        let mock = MockTransport(defaultResponse: .download(Self.file, etag: Self.etag))
+        let network = Network(transport: mock, middleware: [try ResponseCache()])
+        for _ in 0..<2 {
+            _ = try await network.download(route, to: directory.destination)
+            #expect(try Data(contentsOf: directory.destination) == Self.file)
+        }
+        #expect(mock.requests.count == 2, "a download is never stored nor served from the cache")
+    }
+
+    @Test func aBodyShorterThanItsLengthIsResumedAsADrop() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport()
+        mock.respond(
+            to: FileRoute(),
+            with: [
+                .stream(
+                    [Self.file.prefix(1000)], headers: ["Content-Length": "\(Self.file.count)", "ETag": Self.etag]),
+                .download(Self.file, etag: Self.etag),
+            ])
+        _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == [nil, "bytes=1000-"])
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+    }
+
+    @Test func theReadmeSnippetCompilesAndRuns() async throws {
+        let directory = try DownloadDirectory()
+        let file = Self.file
+        let mock = MockTransport()
+        // The snippet of MockResponse.download's documentation.
+        mock.respond(
+            to: AssetRoute.video(id: 7),
+            with: [
+                .download(file, etag: #""v1""#).droppingConnection(after: 120_000),  // the first request drops at 40%
+                .download(file, etag: #""v1""#),  // the resumed one gets the rest
+            ])
+        let network = Network(transport: mock)
+        let destination = directory.url.appendingPathComponent("video-7.mp4")
+        // The README's snippet, as written there.
+        let saved: Response<URL> = try await network.download(AssetRoute.video(id: 7), to: destination) { progress in
+            print(progress.completedBytes, progress.expectedBytes ?? -1, progress.fractionCompleted ?? 0)
+        }
+        print(saved.value.path, saved.statusCode)  // …/video-7.mp4 206
+        #expect(saved.value == destination)
+        #expect(saved.statusCode == 206)
+        #expect(try Data(contentsOf: destination) == file)
     }
 }
