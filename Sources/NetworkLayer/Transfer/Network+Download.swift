@@ -31,6 +31,9 @@ extension Network {
     ///   validator starts the file over.
     /// - ``RequestOptions/maximumDownloadSize`` caps the file; the in-memory cap of `send` does not apply.
     /// - Two downloads to the same destination at once are not supported.
+    /// - With ``URLSessionTransport`` on Linux, which cannot pause a transfer, a disk slower than the network fails
+    ///   the download once it is ``URLSessionTransport/defaultMaximumStreamLag`` behind; `CurlTransport` (the default
+    ///   there) pauses instead.
     ///
     /// - Parameters:
     ///   - destination: A file URL in a directory that exists; an existing file there is replaced on success.
