@@ -9,14 +9,17 @@ import Foundation
 /// The practical limit of a download: the `curl` program writing the body to /dev/null, in a child process whose
 /// wall time and CPU (its own rusage, from `wait4`) are measured.
 enum CurlCommand {
-    static let side = "curl -o /dev/null"
-
-    /// Downloads `url` once with `curl -o /dev/null` and checks that `expected` bytes arrived.
-    static func download(_ url: URL, expected: Int) async throws -> StreamingSample {
-        let arguments = [
-            "curl", "--silent", "--show-error", "--fail", "--output", "/dev/null", "--write-out", "%{size_download}",
-            url.absoluteString,
-        ]
+    /// Downloads `url` once with `curl -o /dev/null` (or uploads a file of `expected` bytes to it with
+    /// `curl -T`) and checks that `expected` bytes went.
+    static func run(_ transfer: Transfer, _ url: URL, expected: Int) async throws -> StreamingSample {
+        let side = transfer.curlSide
+        var arguments = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null"]
+        if transfer == .upload {
+            arguments += ["--upload-file", try Transfer.uploadSource(bytes: expected).path, "--write-out", "%{size_upload}"]
+        } else {
+            arguments += ["--write-out", "%{size_download}"]
+        }
+        arguments.append(url.absoluteString)
         let output = Pipe()
         let load = StreamingProbe.loadAverage()
         let start = DispatchTime.now().uptimeNanoseconds

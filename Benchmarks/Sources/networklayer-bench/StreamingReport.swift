@@ -51,6 +51,8 @@ struct StreamingReport: Codable {
     /// The goal reported against: CurlTransport's throughput over curl's, and its peak RSS growth.
     static let goal = (throughputRatio: 0.8, peakGrowthBytes: 32 * 1_048_576)
 
+    /// `stream`, `download` or `upload`.
+    var transfer: String
     var date: String
     var machine: String
     var url: String
@@ -62,7 +64,9 @@ struct StreamingReport: Codable {
     func printTable() {
         print("")
         print(
-            "streaming \(bytes / 1_048_576) MiB from \(url) (\(server)), \(rounds) round\(rounds == 1 ? "" : "s") in "
+            "\(transfer == "upload" ? "uploading" : transfer == "download" ? "downloading to a file" : "streaming") "
+                + "\(bytes / 1_048_576) MiB \(transfer == "upload" ? "to" : "from") \(url) (\(server)), "
+                + "\(rounds) round\(rounds == 1 ? "" : "s") in "
                 + "rotating order, medians:")
         print(
             pad("side", 22) + pad("MB/s", 10) + pad("× curl", 9) + pad("CPU s/GiB", 11) + pad("× curl", 9)

@@ -9,6 +9,8 @@ import NetworkLayer
 //   swift run -c release --package-path Benchmarks networklayer-bench --hostile [--json FILE]
 //   swift run -c release --package-path Benchmarks networklayer-bench --streaming [--url BASE] [--size-mib N]
 //                                                                      [--rounds N] [--json FILE]
+//   swift run -c release --package-path Benchmarks networklayer-bench --transfers --url BASE [--size-mib N]
+//                                                                      [--rounds N] [--json FILE]
 //
 // Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
 // GET BASE/small (the 216-byte object) and GET BASE/large (10,000 objects); --write-fixtures DIR writes those two
@@ -16,6 +18,9 @@ import NetworkLayer
 // compression bombs and endless trailers cost each transport: time to fail, peak RSS growth, time until the next
 // request gets through. --streaming downloads one large body (BASE/1024MiB, 1 GiB by default) through
 // `network.stream` on each transport and with `curl -o /dev/null`, each in a process of its own, 3 rounds by default.
+// --transfers does the same with `network.download` to a file (in /dev/shm) and, against a server that takes a PUT
+// of a gibibyte at BASE/sink (nginx: `location = /sink { return 204; }`), `network.upload(from: .file)` beside
+// `curl -T` of the same file.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -49,7 +54,8 @@ if let side = value(of: "--memory-child"), let base = value(of: "--url").flatMap
 if let side = value(of: "--streaming-child"), let url = value(of: "--url").flatMap(URL.init(string:)),
     let bytes = value(of: "--bytes").flatMap(Int.init)
 {
-    try await StreamingProbe.run(side: side, url: url, bytes: bytes)
+    let transfer = value(of: "--transfer").flatMap(Transfer.init(rawValue:)) ?? .stream
+    try await StreamingProbe.run(side: side, url: url, bytes: bytes, transfer: transfer)
 }
 
 if let stream = value(of: "--hostile-child"), let transport = value(of: "--transport"),
@@ -90,18 +96,29 @@ if let directory = value(of: "--write-fixtures") {
     exit(0)
 }
 
-if arguments.contains("--streaming") {
+if arguments.contains("--streaming") || arguments.contains("--transfers") {
     let mebibytes = value(of: "--size-mib").flatMap(Int.init) ?? 1024
     let (base, serverProcess) = try chooseServer()
     let url = StreamingProbe.url(base: base, mebibytes: mebibytes)
-    print("streaming \(mebibytes) MiB from \(serverProcess == nil ? url.absoluteString : "the loopback child process")")
+    print("\(mebibytes) MiB from \(serverProcess == nil ? url.absoluteString : "the loopback child process")")
     #if os(Linux)
         print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
     #endif
-    let report = try await StreamingProbe.compare(
-        url: url, mebibytes: mebibytes, rounds: value(of: "--rounds").flatMap(Int.init) ?? 3)
-    report.printTable()
-    if let path = try writeJSON(report) { print("\nwrote \(path)") }
+    var transfers: [Transfer] = arguments.contains("--streaming") ? [.stream] : [.download]
+    // Uploads need a server that takes a gibibyte and drops it (nginx's `location = /sink { return 204; }`); the
+    // loopback child keeps request bodies in memory.
+    if arguments.contains("--transfers") {
+        if serverProcess == nil { transfers.append(.upload) } else { print("upload: needs --url (nginx with /sink)") }
+    }
+    var reports: [StreamingReport] = []
+    for transfer in transfers {
+        let target = transfer == .upload ? base.appendingPathComponent("sink") : url
+        let report = try await StreamingProbe.compare(
+            url: target, mebibytes: mebibytes, rounds: value(of: "--rounds").flatMap(Int.init) ?? 3, transfer: transfer)
+        report.printTable()
+        reports.append(report)
+    }
+    if let path = try writeJSON(reports) { print("\nwrote \(path)") }
     serverProcess?.terminate()
     exit(0)
 }
