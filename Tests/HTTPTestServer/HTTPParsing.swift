@@ -12,6 +12,29 @@ enum HTTPParsing {
         return nil
     }
 
+    /// How a request's body is delimited.
+    enum Framing: Equatable {
+        case empty
+        case length(Int)
+        case chunked
+    }
+
+    /// The framing the head announces; `nil` when it is malformed (a transfer coding other than chunked alone, a
+    /// `Content-Length` that is not one number, or both).
+    static func framing(of request: ReceivedRequest) -> Framing? {
+        let codings = request.headerFields.filter { $0.name.lowercased() == "transfer-encoding" }
+        let lengths = request.headerFields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        if !codings.isEmpty {
+            guard lengths.isEmpty, codings.count == 1, codings[0].value.lowercased() == "chunked" else { return nil }
+            return .chunked
+        }
+        guard let first = lengths.first else { return .empty }
+        guard Set(lengths).count == 1, first.allSatisfy(\.isASCII), first.allSatisfy(\.isNumber),
+            let length = Int(first)
+        else { return nil }
+        return length == 0 ? .empty : .length(length)
+    }
+
     /// Parses the request line and header fields.
     static func parseHead(_ head: [UInt8]) -> ReceivedRequest? {
         let text = String(decoding: head, as: UTF8.self)
@@ -44,6 +67,7 @@ enum HTTPStatus {
         case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 404: "Not Found"
+        case 413: "Content Too Large"
         case 500: "Internal Server Error"
         case 503: "Service Unavailable"
         default: "Status"

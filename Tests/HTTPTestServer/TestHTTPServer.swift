@@ -14,8 +14,15 @@ public struct ReceivedRequest: Sendable {
     public var target: String
     /// The header fields in the order received.
     public var headerFields: [(name: String, value: String)]
-    /// The body bytes.
+    /// The body bytes, decoded from chunks if it came chunked; empty when the server keeps no bodies
+    /// (`keepsRequestBodies: false`).
     public var body: Data
+    /// How many body bytes were read (decoded), kept or not; fewer than announced when the server answered early.
+    public var bodyLength = 0
+    /// The SHA-256 of the body bytes read, as 64 lowercase hexadecimal digits, kept or not.
+    public var bodySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    /// The trailer fields of a chunked body, in the order received.
+    public var trailerFields: [(name: String, value: String)] = []
 
     /// The path without the query.
     public var path: String { String(target.prefix { $0 != "?" }) }
@@ -80,7 +87,7 @@ public final class TestHTTPServer: Sendable {
     private let handler: @Sendable (ReceivedRequest) -> ServerReply
     private let state = ServerState()
     private let security: (any ConnectionSecurity)?
-    private let maximumRequestBodySize: Int
+    private let options: ConnectionOptions
 
     /// The loopback address the server listens on.
     public let host: String
@@ -91,17 +98,28 @@ public final class TestHTTPServer: Sendable {
     ///   - recordsRequests: Whether ``requests`` keeps every request; a benchmark turns it off.
     ///   - security: What each connection goes through before HTTP, such as TLS; `nil` for plain HTTP.
     ///   - maximumRequestBodySize: A request announcing a longer body is answered after its head alone (the handler
-    ///     sees an empty body), then the connection is closed with the rest unread, as a server refusing an upload
-    ///     with a 413 does.
+    ///     sees an empty body), and a chunked body as soon as more than this has arrived (the handler sees what
+    ///     did); then, as a server refusing an upload with a 413 does, the server stops sending and reading the
+    ///     request, and closes the connection once the client has (or after ``lingeringSeconds``), discarding what
+    ///     still arrives so that the client can read the answer rather than a reset.
+    ///   - keepsRequestBodies: Whether ``ReceivedRequest/body`` holds the body; without it the server keeps only
+    ///     its length and SHA-256, computed as it is read, so that a 256 MiB upload costs no memory.
+    ///   - answersExpectContinue: Whether a request with `Expect: 100-continue` gets `HTTP/1.1 100 Continue` before
+    ///     its body is read (as nginx does), unless it is answered from its head alone.
     public init(
         host: String = "127.0.0.1",
         recordsRequests: Bool = true,
         security: (any ConnectionSecurity)? = nil,
         maximumRequestBodySize: Int = .max,
+        keepsRequestBodies: Bool = true,
+        answersExpectContinue: Bool = true,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) throws {
         self.handler = handler
-        self.maximumRequestBodySize = maximumRequestBodySize
+        let options = ConnectionOptions(
+            maximumRequestBodySize: maximumRequestBodySize, keepsRequestBodies: keepsRequestBodies,
+            answersExpectContinue: answersExpectContinue)
+        self.options = options
         self.host = host
         self.security = security
         state.recordsRequests = recordsRequests
@@ -111,8 +129,7 @@ public final class TestHTTPServer: Sendable {
         let handler = handler
         let thread = Thread {
             Self.acceptLoop(
-                listener: listener, state: state, security: security,
-                maximumRequestBodySize: maximumRequestBodySize, handler: handler)
+                listener: listener, state: state, security: security, options: options, handler: handler)
         }
         thread.start()
     }
@@ -141,6 +158,15 @@ public final class TestHTTPServer: Sendable {
         state.endedConnections
     }
 
+    /// How many request body bytes the server has read so far, on every connection, counted as they arrive (before
+    /// the handler sees the request): a test can wait for an upload to be under way.
+    public var requestBodyBytesReceived: Int {
+        state.bodyBytesReceived
+    }
+
+    /// How long the server goes on discarding a request body it answered early, at most, before it closes.
+    public static let lingeringSeconds = 5
+
     /// How many bytes of replies the server has written so far, on every connection.
     public var bytesSent: Int {
         state.bytesSent
@@ -160,7 +186,7 @@ public final class TestHTTPServer: Sendable {
         listener: Int32,
         state: ServerState,
         security: (any ConnectionSecurity)?,
-        maximumRequestBodySize: Int,
+        options: ConnectionOptions,
         handler: @escaping @Sendable (ReceivedRequest) -> ServerReply
     ) {
         defer {
@@ -180,8 +206,7 @@ public final class TestHTTPServer: Sendable {
                 }
                 guard let io = security.map({ $0.accept(connection) }) ?? PlainIO(fd: connection) else { return }
                 Connection(
-                    fd: connection, io: io, state: state, maximumRequestBodySize: maximumRequestBodySize,
-                    handler: handler
+                    fd: connection, io: io, state: state, options: options, handler: handler
                 ).run()
             }
             thread.start()
@@ -189,12 +214,19 @@ public final class TestHTTPServer: Sendable {
     }
 }
 
+/// How the server reads request bodies.
+struct ConnectionOptions: Sendable {
+    let maximumRequestBodySize: Int
+    let keepsRequestBodies: Bool
+    let answersExpectContinue: Bool
+}
+
 /// One client connection: reads requests and writes replies until either side closes.
 private struct Connection {
     let fd: Int32
     let io: any ConnectionIO
     let state: ServerState
-    let maximumRequestBodySize: Int
+    let options: ConnectionOptions
     let handler: @Sendable (ReceivedRequest) -> ServerReply
 
     func run() {
@@ -204,7 +236,20 @@ private struct Connection {
         while !state.isStopped {
             guard let (request, bodyRead) = readRequest(&buffer, chunk: &chunk) else { return }
             state.record(request)
-            guard write(handler(request), for: request), bodyRead else { return }
+            let keepsOpen = write(handler(request), for: request)
+            guard bodyRead else { return linger(&chunk) }
+            guard keepsOpen else { return }
+        }
+    }
+
+    /// After an early answer: sends nothing more, and discards what the client still sends until it closes, the
+    /// server stops, or ``TestHTTPServer/lingeringSeconds`` pass (what nginx's lingering close does), so that the
+    /// client reads the answer instead of a reset caused by unread bytes.
+    private func linger(_ chunk: inout [UInt8]) {
+        shutdown(fd, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + .seconds(TestHTTPServer.lingeringSeconds)
+        while !state.isStopped && ContinuousClock.now < deadline {
+            guard chunk.withUnsafeMutableBytes({ io.read(into: $0) }) != nil else { return }
         }
     }
 
@@ -293,24 +338,74 @@ private struct Connection {
         return recv(fd, &byte, 1, Int32(MSG_PEEK)) <= 0
     }
 
-    /// Reads one request, and whether its body was read (not when it is over ``maximumRequestBodySize``); `nil` when
-    /// the client closes, the server stops or the request is malformed.
+    /// Reads one request, and whether its body was read whole (not when it is over the maximum); `nil` when the
+    /// client closes, the server stops or the request is malformed.
     private func readRequest(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> (ReceivedRequest, bodyRead: Bool)? {
         var headEnd = HTTPParsing.endOfHead(buffer)
         while headEnd == nil {
             guard readMore(&buffer, chunk: &chunk) else { return nil }
             headEnd = HTTPParsing.endOfHead(buffer)
         }
-        guard let headEnd, var request = HTTPParsing.parseHead(Array(buffer[..<headEnd])) else { return nil }
+        guard let headEnd, var request = HTTPParsing.parseHead(Array(buffer[..<headEnd])),
+            let framing = HTTPParsing.framing(of: request)
+        else { return nil }
         buffer.removeFirst(headEnd + 4)
-        let length = request.header("Content-Length").flatMap { Int($0) } ?? 0
-        guard length <= maximumRequestBodySize else { return (request, false) }
-        while buffer.count < length {
+        if case .length(let length) = framing, length > options.maximumRequestBodySize { return (request, false) }
+        if options.answersExpectContinue, request.header("Expect")?.lowercased() == "100-continue", framing != .empty {
+            guard send(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else { return nil }
+        }
+        var sink = BodySink(keeps: options.keepsRequestBodies, state: state)
+        var complete = true
+        switch framing {
+        case .empty:
+            break
+        case .length(let length):
+            guard readBody(length: length, into: &sink, buffer: &buffer, chunk: &chunk) else { return nil }
+        case .chunked:
+            guard let whole = readChunkedBody(into: &sink, request: &request, buffer: &buffer, chunk: &chunk) else {
+                return nil
+            }
+            complete = whole
+        }
+        request.body = sink.data
+        request.bodyLength = sink.length
+        request.bodySHA256 = sink.digest.hex()
+        return (request, complete)
+    }
+
+    private func readBody(length: Int, into sink: inout BodySink, buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
+        var remaining = length
+        while remaining > 0 {
+            if buffer.isEmpty {
+                guard readMore(&buffer, chunk: &chunk) else { return false }
+            }
+            let count = min(remaining, buffer.count)
+            sink.add(buffer[..<count])
+            buffer.removeFirst(count)
+            remaining -= count
+        }
+        return true
+    }
+
+    /// Reads a chunked body; returns whether it was read whole (false: more than the maximum arrived, and the
+    /// request is answered now), or `nil` when the connection ends or the body is malformed.
+    private func readChunkedBody(
+        into sink: inout BodySink, request: inout ReceivedRequest, buffer: inout [UInt8], chunk: inout [UInt8]
+    ) -> Bool? {
+        var decoder = ChunkedDecoder()
+        while true {
+            do {
+                try decoder.decode(&buffer) { sink.add($0) }
+            } catch {
+                return nil
+            }
+            if sink.length > options.maximumRequestBodySize { return false }
+            if decoder.isDone {
+                request.trailerFields = decoder.trailers
+                return true
+            }
             guard readMore(&buffer, chunk: &chunk) else { return nil }
         }
-        request.body = Data(buffer.prefix(length))
-        buffer.removeFirst(length)
-        return (request, true)
     }
 
     private func readMore(_ buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
@@ -329,15 +424,16 @@ private final class ServerState: Sendable {
     private let storage = LockedBox<
         (
             stopped: Bool, records: Bool, requests: [ReceivedRequest], connections: Int, ended: Int, sent: Int,
-            closed: Bool
+            closed: Bool, bodyBytes: Int
         )
-    >((false, true, [], 0, 0, 0, false))
+    >((false, true, [], 0, 0, 0, false, 0))
 
     var isStopped: Bool { storage.withLock { $0.stopped } }
     var requests: [ReceivedRequest] { storage.withLock { $0.requests } }
     var acceptedConnections: Int { storage.withLock { $0.connections } }
     var endedConnections: Int { storage.withLock { $0.ended } }
     var bytesSent: Int { storage.withLock { $0.sent } }
+    var bodyBytesReceived: Int { storage.withLock { $0.bodyBytes } }
     var isClosed: Bool { storage.withLock { $0.closed } }
     var recordsRequests: Bool {
         get { storage.withLock { $0.records } }
@@ -348,9 +444,27 @@ private final class ServerState: Sendable {
     func recordConnection() { storage.withLock { $0.connections += 1 } }
     func recordEnd() { storage.withLock { $0.ended += 1 } }
     func recordSent(_ count: Int) { storage.withLock { $0.sent += count } }
+    func recordBodyBytes(_ count: Int) { storage.withLock { $0.bodyBytes += count } }
     func recordClosed() { storage.withLock { $0.closed = true } }
     func record(_ request: ReceivedRequest) {
         storage.withLock { if $0.records { $0.requests.append(request) } }
+    }
+}
+
+/// Where a request body goes as it is read: counted, hashed, and kept if the server keeps bodies.
+private struct BodySink {
+    let keeps: Bool
+    let state: ServerState
+    var data = Data()
+    var length = 0
+    var digest = SHA256Digest()
+
+    mutating func add(_ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        length += bytes.count
+        bytes.withUnsafeBytes { digest.update($0) }
+        if keeps { data.append(contentsOf: bytes) }
+        state.recordBodyBytes(bytes.count)
     }
 }
 
