@@ -21,19 +21,15 @@ struct RedirectChain {
     private(set) var current: URLRequest
     private(set) var hops = 0
     private(set) var credentialsRemoved = false
+    /// Whether the body can be sent again: a one-shot upload body (`.stream`) cannot, so a redirect that would
+    /// re-send it (307, 308, and 301/302 after anything but a POST) is the result instead.
+    let replaysBody: Bool
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// Whether the current hop sends an upload body that travels beside the request; a redirect to GET drops it.
-    private(set) var sendsUpload: Bool
-    /// Whether that body is one-shot (``UploadBody/stream(_:length:)``): a 307 or 308 cannot send it again, so the
-    /// redirect is the answer.
-    private let uploadIsOneShot: Bool
-
-    init(original: URLRequest, upload: UploadBody? = nil) {
+    init(original: URLRequest, replaysBody: Bool = true) {
         current = original
-        sendsUpload = upload != nil
-        uploadIsOneShot = !(upload?.isReplayable ?? true)
+        self.replaysBody = replaysBody
     }
 
     /// Whether a response is a redirect the policy would act on (follow, or refuse): anything else is delivered.
@@ -48,7 +44,6 @@ struct RedirectChain {
         guard Self.isRedirect(status: status, location: location, policy: policy), let location else {
             return .deliver
         }
-        if sendsUpload && uploadIsOneShot && (status == 307 || status == 308) { return .deliver }
         guard let from = current.url, let to = URL(string: location, relativeTo: from)?.absoluteURL else {
             return .fail(refusal("redirect to \"\(location)\" is not a valid URL"))
         }
@@ -70,9 +65,9 @@ struct RedirectChain {
         if current.httpBodyStream != nil && (status == 307 || status == 308) {
             return .fail(refusal("a \(status) redirect cannot re-send a streamed body"))
         }
+        if !replaysBody && next(to: to, status: status).httpMethod == current.httpMethod { return .deliver }
         if Self.origin(of: from) != Self.origin(of: to) { credentialsRemoved = true }
         current = next(to: to, status: status)
-        if current.httpMethod == "GET" { sendsUpload = false }
         hops += 1
         return .follow(current)
     }

@@ -82,7 +82,7 @@
             self.easy = easy
             self.authorities = authorities
             self.connections = connections
-            self.chain = RedirectChain(original: submission.request, upload: submission.upload)
+            self.chain = RedirectChain(original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
         }
 
@@ -140,7 +140,8 @@
             if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
             // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
             if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
-            if chain.sendsUpload, let upload = submission.upload {
+            // A redirect that turned the request into a GET dropped the body.
+            if let upload = submission.upload, method == submission.request.httpMethod ?? "GET" {
                 do throws(NetworkError) {
                     try configureUpload(upload, method: method, user: user)
                 } catch {
