@@ -38,10 +38,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         request: URLRequest,
         deadline: TimeInterval,
         state: Locked<SendState<URLSessionTask>>,
-        stream: BodyStream? = nil
+        stream: BodyStream? = nil,
+        upload: URLSessionUpload? = nil
     ) {
-        let context = TaskContext(
-            chain: RedirectChain(original: request), deadline: deadline, state: state, stream: stream)
+        var context = TaskContext(
+            chain: RedirectChain(original: request, replaysBody: upload?.body.isReplayable ?? true),
+            deadline: deadline, state: state, stream: stream)
+        context.upload = upload
         tasks.withLock { $0[task.taskIdentifier] = context }
     }
 
@@ -133,6 +136,41 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        guard let context = tasks.withLock({ $0[task.taskIdentifier] }), let upload = context.upload else {
+            return completionHandler(nil)
+        }
+        let (state, canceller) = (context.state, canceller)
+        completionHandler(
+            upload.makeBodyStream { error in state.end(with: .failure(error), cancel: canceller.cancel) })
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        // Progress counts what the current task has sent, never past the body's length; a redirect that re-sends
+        // the body restarts the count (see `follow`).
+        let counted = tasks.withLock { tasks -> (ProgressReporter, Int64)? in
+            let id = task.taskIdentifier
+            guard let context = tasks[id], let upload = context.upload, let progress = upload.body.progress else {
+                return nil
+            }
+            let total = upload.length.map { min($0, totalBytesSent) } ?? totalBytesSent
+            guard total > context.bytesSent else { return nil }
+            tasks[id]?.bytesSent = total
+            return (progress, total - context.bytesSent)
+        }
+        if let (progress, delta) = counted { progress.add(Int(delta)) }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
         willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
@@ -208,7 +246,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var context = context
         context.response = nil
         context.body = Data()
-        let task = session.dataTask(with: request)
+        let task: URLSessionTask
+        if let upload = context.upload, request.httpMethod != "GET" {
+            // A 307 or 308 (or a 301/302 after a PUT) keeps the method and the body: the body again, from its start;
+            // the chain turns into a GET what drops it.
+            context.bytesSent = 0
+            upload.body.progress?.restart(at: 0)
+            task = upload.makeTask(for: upload.prepare(request), in: session)
+        } else {
+            context.upload = nil
+            task = session.dataTask(with: request)
+        }
         tasks.withLock { $0[task.taskIdentifier] = context }
         if context.state.withLock({ $0.run(task) }) {
             task.resume()

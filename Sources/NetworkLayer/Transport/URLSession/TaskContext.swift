@@ -17,6 +17,10 @@ struct TaskContext {
     var headDelivered = false
     var response: URLResponse?
     var body = Data()
+    /// The request body of an upload, sent again from its start when a redirect keeps it.
+    var upload: URLSessionUpload?
+    /// The bytes of the upload body the current task has sent, as counted for progress.
+    var bytesSent: Int64 = 0
 
     /// The outcome of the finished task, with FoundationNetworking's errors put into categories.
     func result(error: (any Error)?) -> Result<(Data, HTTPURLResponse), any Error> {

@@ -231,7 +231,42 @@ public final class URLSessionTransport: Transport {
         return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
     }
 
-    private func start(_ request: URLRequest, state: Locked<SendState<URLSessionTask>>, stream: BodyStream? = nil) {
+    /// Sends the request with `body` as its body and returns the complete response body and the HTTP response.
+    ///
+    /// Bytes and files go as they are, with their `Content-Length` (URLSession reads the file from disk); a
+    /// multipart form and a stream go as a streamed body, read as URLSession sends it, with `Content-Length` when
+    /// their length is known and chunked otherwise (FoundationNetworking: always chunked, see the README's Linux
+    /// notes). A 307 or 308 re-sends a replayable body from its start and comes back as the response for a
+    /// `.stream`. With a session of your own (``init(session:)``) the body is read into memory first.
+    public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        try await upload(checked: try RequestRules.check(request), from: body)
+    }
+
+    package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        guard delegate != nil else { return try await send(checked: body.inMemory(request)) }
+        let upload = try URLSessionUpload(body)
+        // However the send ends, the stream's producer stops and a read waiting for it wakes, so that the session's
+        // work queue (which a waiting read holds) is free to cancel the task.
+        defer { upload.close() }
+        let request = upload.prepare(request)
+        let canceller = canceller
+        let cancel: @Sendable (URLSessionTask) -> Void = { task in
+            upload.close()
+            canceller.cancel(task)
+        }
+        return try await SendState<URLSessionTask>.perform(
+            request, within: request.timeoutInterval, in: deadlines, cancel: cancel
+        ) { state in
+            starter.async { [self] in start(request, state: state, upload: upload) }
+        }
+    }
+
+    private func start(
+        _ request: URLRequest,
+        state: Locked<SendState<URLSessionTask>>,
+        stream: BodyStream? = nil,
+        upload: URLSessionUpload? = nil
+    ) {
         // FoundationNetworking truncates its own timeout to whole seconds (and restarts it on every byte): for a
         // fractional deadline it would fire early, so it gets the next whole second and the monitor ends the send.
         // A whole-second deadline is left alone, as changing a URLRequest copies it.
@@ -242,10 +277,11 @@ public final class URLSessionTransport: Transport {
         for (name, value) in configuredCredentials where sent.value(forHTTPHeaderField: name) == nil {
             sent.setValue(value, forHTTPHeaderField: name)
         }
-        let task: URLSessionDataTask
+        let task: URLSessionTask
         if let delegate {
-            task = session.dataTask(with: sent)
-            delegate.register(task, request: sent, deadline: request.timeoutInterval, state: state, stream: stream)
+            task = upload?.makeTask(for: sent, in: session) ?? session.dataTask(with: sent)
+            delegate.register(
+                task, request: sent, deadline: request.timeoutInterval, state: state, stream: stream, upload: upload)
         } else {
             let (original, canceller) = (request, canceller)
             task = session.dataTask(with: sent) { data, response, error in
