@@ -238,6 +238,10 @@ public final class URLSessionTransport: Transport {
     /// their length is known and chunked otherwise (FoundationNetworking: always chunked, see the README's Linux
     /// notes). A 307 or 308 re-sends a replayable body from its start and comes back as the response for a
     /// `.stream`. With a session of your own (``init(session:)``) the body is read into memory first.
+    ///
+    /// On Linux, FoundationNetworking reads a stream on the work queue all its sessions share: while a `.stream`'s
+    /// producer has nothing to give, every URLSession request of the process waits for it (until it gives, or the
+    /// upload is cancelled or reaches its deadline). `CurlTransport` pauses the transfer instead.
     public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
         try await upload(checked: try RequestRules.check(request), from: body)
     }
