@@ -6,8 +6,8 @@ import Foundation
 /// URLSession reads it synchronously and takes a read of 0 bytes, or `hasBytesAvailable` turning false, as the end
 /// of the body (FoundationNetworking has no "later" for a stream), so a read waits until bytes come.
 ///
-/// URLSession reads a body stream from one thread at a time; the stream's state (`status`, `error`) is guarded by
-/// `lock` all the same, and the reader is touched only inside `read`, under the lock too.
+/// URLSession reads a body stream from one thread at a time, so the reader is touched by one `read` at a time; the
+/// stream's state (`status`, `error`), which other threads may ask for, is guarded by `lock`.
 final class UploadInputStream: InputStream {
     private let reader: any ChunkReader
     private let failed: @Sendable (NetworkError) -> Void
@@ -49,17 +49,19 @@ final class UploadInputStream: InputStream {
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        guard status == .open || status == .reading else { return status == .atEnd ? 0 : -1 }
-        status = .reading
+        let current = lock.withLock { status }
+        guard current == .open || current == .reading else { return current == .atEnd ? 0 : -1 }
+        lock.withLock { status = .reading }
+        // The read may wait for a stream's producer: outside the lock, so that asking for the status never waits.
         do {
             let count = try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: len))
-            status = count == 0 ? .atEnd : .open
+            lock.withLock { if status == .reading { status = count == 0 ? .atEnd : .open } }
             return count
         } catch {
-            status = .error
-            self.error = error
+            lock.withLock {
+                status = .error
+                self.error = error
+            }
             failed(error)
             return -1
         }
