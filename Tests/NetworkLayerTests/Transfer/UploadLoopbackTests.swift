@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// The transports that send upload bodies themselves, as they stream them.
-let uploadTransports: [TransportKind] = [.urlSession]
+let uploadTransports: [TransportKind] = TransportKind.all
 
 /// A loopback route for an upload.
 struct UploadRoute: URLRequestProtocol {
