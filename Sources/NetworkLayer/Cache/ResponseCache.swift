@@ -97,7 +97,8 @@ public final class ResponseCache: Middleware {
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
         let method = request.httpMethod ?? "GET"
-        guard !context.isStreaming, !context.isUpload, context.options.cache != .none, method == "GET" || method == "HEAD",
+        guard !context.isStreaming, !context.isUpload, context.options.cache != .none,
+            method == "GET" || method == "HEAD",
             request.value(forHTTPHeaderField: "If-None-Match") == nil,
             request.value(forHTTPHeaderField: "If-Modified-Since") == nil,
             let key = Self.key(for: request, method: method)

@@ -51,7 +51,8 @@ extension Network {
         progress: ProgressHandler? = nil
     ) async throws(NetworkError) -> Response<T> {
         let (data, response, method) = try await uploadResponse(route, from: body, progress: progress)
-        return Response(value: try decode(T.self, from: data, response: response, method: method), httpResponse: response)
+        return Response(
+            value: try decode(T.self, from: data, response: response, method: method), httpResponse: response)
     }
 
     /// Sends a route with `body` as its request body, checking only the status.
@@ -83,10 +84,12 @@ extension Network {
     }
 
     /// The route's request, ready to carry `body`.
-    private func uploadRequest(for route: some URLRequestProtocol, body: UploadBody) throws(NetworkError) -> URLRequest {
+    private func uploadRequest(for route: some URLRequestProtocol, body: UploadBody) throws(NetworkError) -> URLRequest
+    {
         var request = try makeRequest(for: route)
         if let data = request.httpBody, !data.isEmpty {
-            throw .invalidRequest(.body, reason: "the route has a body of its own; upload(_:from:) sends the one it is given")
+            throw .invalidRequest(
+                .body, reason: "the route has a body of its own; upload(_:from:) sends the one it is given")
         }
         request.httpBody = nil
         let method = request.httpMethod?.uppercased() ?? "GET"

@@ -122,7 +122,8 @@ public struct MultipartForm: Sendable {
     /// media types break no header, and files still have their length.
     func segments() throws(NetworkError) -> [Segment] {
         guard (1...70).contains(boundary.count), boundary.allSatisfy(Self.boundaryCharacters.contains) else {
-            throw .invalidRequest(.body, reason: "the multipart boundary \"\(boundary)\" is not 1 to 70 of \(Self.allowed)")
+            throw .invalidRequest(
+                .body, reason: "the multipart boundary \"\(boundary)\" is not 1 to 70 of \(Self.allowed)")
         }
         let delimiter = Data("--\(boundary)".utf8)
         var segments: [Segment] = []
@@ -141,7 +142,8 @@ public struct MultipartForm: Sendable {
                 let now = try FileChunkReader.length(of: url)
                 guard now == length else {
                     throw .invalidRequest(
-                        .body, reason: "\(url.path) is \(now) bytes long now, \(length) when it was appended to the form")
+                        .body,
+                        reason: "\(url.path) is \(now) bytes long now, \(length) when it was appended to the form")
                 }
                 segments.append(.bytes(pending))
                 pending = Data()

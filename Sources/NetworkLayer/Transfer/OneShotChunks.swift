@@ -18,7 +18,8 @@ final class OneShotChunks: Sendable {
 
     /// The error of a second send of a one-shot body.
     static let alreadySent = NetworkError.invalidRequest(
-        .body, reason: "an upload from a stream is sent once, and it was sent already: use .data, .file or .multipart "
+        .body,
+        reason: "an upload from a stream is sent once, and it was sent already: use .data, .file or .multipart "
             + "for a body that may be sent again")
 
     /// Marks the chunks taken and returns what produces them, or throws if they were taken before.
@@ -36,7 +37,8 @@ final class OneShotChunks: Sendable {
 
     /// Produces every chunk into `deliver`, checking the promised length; an error of the sequence becomes the
     /// body's ``NetworkError``.
-    func produce(into deliver: @escaping @Sendable (Data) async throws(NetworkError) -> Void) async throws(NetworkError) {
+    func produce(into deliver: @escaping @Sendable (Data) async throws(NetworkError) -> Void) async throws(NetworkError)
+    {
         let pump = try take()
         let length = length
         let count = Locked<Int64>(0)
