@@ -19,6 +19,16 @@ public import NetworkLayer
 /// #expect(mock.requests[0].url?.path == "/users/1")
 /// ```
 ///
+/// An upload (`network.upload(_:from:)`) arrives with its whole body in `httpBody`, whatever it was sent from (data, a
+/// file, a form or a stream); `multipartParts()` on a recorded request splits a multipart form back into its parts:
+///
+/// ```swift
+/// var form = MultipartForm()
+/// form.append("Ann", name: "title")
+/// try await network.upload(UploadRoute.avatar, from: .multipart(form))
+/// #expect(try mock.requests[0].multipartParts() == [MultipartPart(name: "title", data: Data("Ann".utf8))])
+/// ```
+///
 /// When several registrations match a request, the most specific kind wins: a route (method and URL), then a method
 /// and path, then a predicate, then the default response; among registrations of one kind, the latest wins.
 /// A request that nothing matches fails with ``UnmatchedRequest``, whose description names the request and lists what

@@ -39,6 +39,28 @@ extension URLRequest {
     public var bodyText: String? {
         httpBody.map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// The parts of a `multipart/form-data` body, in order, split with the boundary of the request's
+    /// `Content-Type`: what an upload of a `MultipartForm` sent.
+    ///
+    /// ```swift
+    /// try await network.upload(UploadRoute.video, from: .multipart(form))
+    /// let parts = try mock.requests[0].multipartParts()
+    /// #expect(parts.first { $0.name == "title" }?.text == "Ann")
+    /// ```
+    ///
+    /// Names and filenames come back un-escaped; see ``MultipartPart/parts(of:contentType:)`` for how strict the
+    /// split is.
+    ///
+    /// - Throws: ``MockTransport/MissingBody`` when the request has no body, or ``MultipartPart/MalformedBody`` when
+    ///   its `Content-Type` is not `multipart/form-data` with a boundary or the body is not split by it.
+    public func multipartParts() throws -> [MultipartPart] {
+        guard let httpBody else { throw MockTransport.MissingBody(url: url?.absoluteString ?? "(no URL)") }
+        guard let contentType = value(forHTTPHeaderField: "Content-Type") else {
+            throw MultipartPart.MalformedBody(reason: "the request has no Content-Type")
+        }
+        return try MultipartPart.parts(of: httpBody, contentType: contentType)
+    }
 }
 
 extension MockTransport {
