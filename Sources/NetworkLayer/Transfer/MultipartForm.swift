@@ -164,7 +164,8 @@ public struct MultipartForm: Sendable {
         if let filename = part.filename { text += "; filename=\"\(Self.escaped(filename))\"" }
         text += "\r\n"
         if let type = part.contentType {
-            guard !type.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".
+            guard !type.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 throw .invalidRequest(.body, reason: "the content type of the part \"\(part.name)\" has a line break")
             }
             text += "Content-Type: \(type)\r\n"
