@@ -107,6 +107,9 @@ public struct UploadBody: Sendable {
             return data
         }
         guard let reader = try makeReader(length: try length()) else { return Data() }
+        // Each attempt (a retry, a token refresh) reads from the start: count from 0 again, or a second attempt
+        // would report twice the body's length.
+        progress?.restart(at: 0)
         var whole = Data()
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         while true {
