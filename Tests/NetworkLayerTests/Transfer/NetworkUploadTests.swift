@@ -259,6 +259,20 @@ struct NetworkUploadTests {
         #expect(sleeper.waits.withLock { $0 }.isEmpty, "no retry was planned")
     }
 
+    @Test func aStreamUnderRetryIsSentOnceAndALostConnectionSurfacesAsItself() async throws {
+        let sleeper = RecordingSleeper()
+        let mock = MockTransport(defaultResponse: .failure(URLError(.networkConnectionLost)))
+        var options = RequestOptions()
+        options.retry = .always
+        let network = Network(transport: mock, middleware: [instantRetry(sleeper: sleeper)])
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.upload(RetryingUploadRoute(options: options), from: .stream(chunkStream([bytes])))
+        }
+        #expect(error?.urlError?.code == .networkConnectionLost, "not the error of a second send")
+        #expect(mock.requests.count == 1)
+        #expect(sleeper.waits.withLock { $0 }.isEmpty)
+    }
+
     @Test func replayableBodiesUnderRetryAreSentAgainWhole() async throws {
         let file = try files.file("clip.bin", contents: bytes)
         var form = MultipartForm()
