@@ -20,13 +20,16 @@ extension Network {
     ///
     /// The route gives the URL, method, headers and options; its own body must be empty. `Content-Type` is the
     /// route's, else the form's for `.multipart`, else `application/octet-stream`. ``timeout`` covers the whole
-    /// send (the body and the wait for the head), so a long upload needs a longer ``timeout`` or a route's
-    /// ``RequestOptions/timeout``.
+    /// send (the body and the wait for the head), so a long upload needs a longer ``timeout``
+    /// (``withTimeout(_:)``).
     ///
     /// - Parameters:
+    ///   - route: The URL, method, headers and options; without a body of its own.
+    ///   - body: What to send as the request body.
+    ///   - type: The type to decode the JSON response as.
     ///   - progress: Called once at 0, a few times a second while bytes go out, and once when all were sent;
     ///     never after `upload` returns. The bytes counted are those the transport took from the body.
-    /// - Throws: ``NetworkError``, as ``send(_:as:)-(_,T.Type)`` does, and
+    /// - Throws: ``NetworkError``, as `send(_:as:)` does, and
     ///   ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a file that cannot be read, a stream sent
     ///   twice or a route that has a body of its own, before anything is sent.
     public func upload<T: Decodable>(

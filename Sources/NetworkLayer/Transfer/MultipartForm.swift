@@ -60,6 +60,7 @@ public struct MultipartForm: Sendable {
     /// - Parameters:
     ///   - file: A regular file; its length now is the length sent (a file that changes length before the upload
     ///     fails it, before anything is sent).
+    ///   - name: The field name.
     ///   - filename: The name the server sees; the file's own name when `nil`.
     ///   - contentType: The part's media type; `application/octet-stream` when `nil`.
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body when the file is missing,

@@ -1,8 +1,7 @@
-/// How far a download or an upload has come: a value handed to the `progress` closure of
-/// ``Network/download(_:to:progress:)`` and ``Network/upload(_:from:progress:)``.
+/// How far a transfer has come: a value handed to the `progress` closure of ``Network/upload(_:from:progress:)``.
 ///
 /// ```swift
-/// let saved: Response<URL> = try await network.download(AssetRoute.video(id: 7), to: destination) { progress in
+/// let video: Video = try await network.upload(UploadRoute.video, from: .file(clipURL)) { progress in
 ///     print(progress.completedBytes, progress.expectedBytes ?? -1, progress.fractionCompleted ?? 0)
 /// }
 /// ```
