@@ -39,8 +39,9 @@ public struct MultipartForm: Sendable {
 
     /// Creates an empty form with the boundary you give, for tests that compare exact bytes.
     ///
-    /// A boundary that occurs in a part's bytes, or that is not 1 to 70 letters, digits and `'()+_,-./:=?`, makes
-    /// the upload fail with ``NetworkError/invalidRequest(_:reason:underlyingError:)`` before anything is sent.
+    /// A boundary that occurs in a text or data part, or that is not 1 to 70 letters, digits and `'()+_,-./:=?`,
+    /// makes the upload fail with ``NetworkError/invalidRequest(_:reason:underlyingError:)`` before anything is sent.
+    /// File parts are not read ahead to look for it: a form with files should keep the random boundary.
     public init(boundary: String) {
         self.boundary = boundary
     }
