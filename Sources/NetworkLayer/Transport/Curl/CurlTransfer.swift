@@ -186,6 +186,8 @@
             let length = try upload.length()
             easy.set(NLCURLOPT_POSTFIELDSIZE_LARGE, length ?? -1)
             uploadReader = submission.uploadPipe == nil ? try upload.makeReader(length: length) : nil
+            // Each attempt sends the body from its start (a retry, a redirect that keeps it).
+            upload.progress?.restart(at: 0)
             easy.setCallback(NLCURLOPT_READFUNCTION, curlReadBody)
             easy.setPointer(NLCURLOPT_READDATA, user)
         }
