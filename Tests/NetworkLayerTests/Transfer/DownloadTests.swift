@@ -263,7 +263,7 @@ struct DownloadTests {
         #expect(try Data(contentsOf: directory.destination) == Self.file)
     }
 
-    @Test func theReadmeSnippetCompilesAndRuns() async throws {
+    @Test func theDocumentedDownloadResumesADropOnAMockTransport() async throws {
         let directory = try DownloadDirectory()
         let file = Self.file
         let mock = MockTransport()
@@ -276,7 +276,7 @@ struct DownloadTests {
             ])
         let network = Network(transport: mock)
         let destination = directory.url.appendingPathComponent("video-7.mp4")
-        // The README's snippet, as written there.
+        // The call the README shows.
         let saved: Response<URL> = try await network.download(AssetRoute.video(id: 7), to: destination) { progress in
             print(progress.completedBytes, progress.expectedBytes ?? -1, progress.fractionCompleted ?? 0)
         }
