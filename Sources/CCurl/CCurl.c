@@ -203,6 +203,10 @@ int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int)) {
     return curl.easy_setopt(easy, NLCURLOPT_SOCKOPTFUNCTION, callback);
 }
 
+int nl_curl_easy_setopt_seek(void *easy, int (*callback)(void *, int64_t, int)) {
+    return curl.easy_setopt(easy, NLCURLOPT_SEEKFUNCTION, callback);
+}
+
 int nl_curl_tls_idle_input(void *easy, int socket) {
     // struct curl_tlssessioninfo: the TLS library (CURLSSLBACKEND_OPENSSL is 1) and its SSL pointer.
     struct {

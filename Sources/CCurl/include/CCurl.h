@@ -38,6 +38,8 @@ enum {
     NLCURLOPT_SOCKOPTFUNCTION = 20148,
     NLCURLOPT_SOCKOPTDATA = 10149,
     NLCURLOPT_COPYPOSTFIELDS = 10165,
+    NLCURLOPT_SEEKFUNCTION = 20167,
+    NLCURLOPT_SEEKDATA = 10168,
     NLCURLOPT_PROTOCOLS = 181,
     NLCURLOPT_PIPEWAIT = 237,
     NLCURLOPT_CAINFO_BLOB = 40309,
@@ -109,6 +111,10 @@ int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char 
 /// Sets `CURLOPT_SOCKOPTFUNCTION`: called with each socket libcurl opens for the transfer, before it connects; it
 /// returns 0 to go on.
 int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int));
+
+/// Sets CURLOPT_SEEKFUNCTION: libcurl asks to rewind an upload body (to send it again on a fresh connection); the
+/// callback returns 0 (done), 1 (failed) or 2 (cannot seek).
+int nl_curl_easy_setopt_seek(void *easy, int (*callback)(void *, int64_t, int));
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
 const char *nl_curl_easy_strerror(int code);
 

@@ -190,6 +190,23 @@
             upload.progress?.restart(at: 0)
             easy.setCallback(NLCURLOPT_READFUNCTION, curlReadBody)
             easy.setPointer(NLCURLOPT_READDATA, user)
+            _ = nl_curl_easy_setopt_seek(easy.pointer, curlRewindBody)
+            easy.setPointer(NLCURLOPT_SEEKDATA, user)
+        }
+
+        /// Starts the upload body again from its start, when libcurl sends the request once more on a fresh
+        /// connection (a reused one died before the response); a one-shot stream cannot, and the send then fails
+        /// rather than go out with a partial body. Returns libcurl's CURL_SEEKFUNC_OK, _FAIL or _CANTSEEK.
+        func rewindBody(to offset: Int64) -> Int32 {
+            guard offset == 0, let upload = submission.upload, submission.uploadPipe == nil else { return 2 }
+            do throws(NetworkError) {
+                uploadReader = try upload.makeReader(length: try upload.length())
+                upload.progress?.restart(at: 0)
+                return 0
+            } catch {
+                abort = .upload(error)
+                return 1
+            }
         }
 
         /// The request's header fields as libcurl lines, with libcurl's own defaults that we do not want undone:
@@ -440,6 +457,13 @@
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
             return transfer.sendBody(UnsafeMutableRawBufferPointer(start: data, count: size * count))
         }
+
+    /// libcurl's seek callback, to rewind an upload body: `user` is the transfer; origin is SEEK_SET for a rewind.
+    private let curlRewindBody: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int32 = {
+        user, offset, origin in
+        guard let user, origin == SEEK_SET else { return 2 }
+        return Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().rewindBody(to: offset)
+    }
 
     /// libcurl's write callback: `userdata` is the transfer.
     private let curlWriteBody:
