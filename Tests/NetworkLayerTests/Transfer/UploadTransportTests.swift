@@ -168,10 +168,16 @@ extension LoopbackIntegration {
             let network = try kind.network()
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
             let body = UploadBody.stream(ProducedChunks(chunks: [Data("one".utf8), Data("two".utf8)]), length: 6)
-            await #expect(throws: NetworkError.self) {
+            let error = await #expect(throws: NetworkError.self) {
                 try await network.upload(UploadRoute(server, "again"), from: body)
             }
             #expect(server.requests.count == 2, "the stream reached the server once")
+            if kind == .curl {
+                guard case .transport(.connectionLost, _) = error else {
+                    Issue.record("expected connectionLost, got \(String(describing: error))")
+                    return
+                }
+            }
         }
     }
 }

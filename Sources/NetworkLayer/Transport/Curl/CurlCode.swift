@@ -30,6 +30,8 @@
         static let peerFailedVerification = CurlCode(rawValue: 60)
         static let badContentEncoding = CurlCode(rawValue: 61)
         static let useSSLFailed = CurlCode(rawValue: 64)
+        /// An upload body had to be sent again (a reused connection died before any answer) and could not be rewound.
+        static let sendFailRewind = CurlCode(rawValue: 65)
         static let sslEngineInitFailed = CurlCode(rawValue: 66)
         static let sslCACertificateBadFile = CurlCode(rawValue: 77)
         static let sslShutdownFailed = CurlCode(rawValue: 80)
@@ -50,7 +52,7 @@
             case .malformedURL: .badURL
             case .couldNotResolveProxy, .couldNotResolveHost: .cannotFindHost
             case .couldNotConnect: .cannotConnectToHost
-            case .partialFile, .sendError, .receiveError, .http2Stream: .networkConnectionLost
+            case .partialFile, .sendError, .receiveError, .http2Stream, .sendFailRewind: .networkConnectionLost
             case .operationTimedOut: .timedOut
             case .sslConnectError, .sslCipher, .sslEngineInitFailed, .sslCACertificateBadFile, .sslShutdownFailed:
                 .secureConnectionFailed
