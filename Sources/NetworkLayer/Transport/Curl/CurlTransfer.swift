@@ -13,7 +13,7 @@
         /// The body to upload, which travels beside the request; `nil` for a body in `request.httpBody`.
         var upload: UploadBody? = nil
         /// Where a one-shot `.stream` upload's chunks arrive from the task that produces them.
-        var uploadPipe: UploadPipe? = nil
+        var uploadPipe: ChunkPipe? = nil
     }
 
     /// The rules a transfer follows, fixed when the transport was made.

@@ -206,11 +206,11 @@
                 return id
             }
             let loop = loop
-            var pipe: UploadPipe?
+            var pipe: ChunkPipe?
             if case .stream(let chunks) = body.source {
                 if chunks.isTaken { throw OneShotChunks.alreadySent }
-                let started = UploadPipe(whenReadable: { loop.resume(id) })
-                started.start(chunks)
+                let started = ChunkPipe(whenReadable: { loop.resume(id) })
+                guard started.start(chunks) else { throw OneShotChunks.alreadySent }
                 pipe = started
             }
             defer { pipe?.close() }

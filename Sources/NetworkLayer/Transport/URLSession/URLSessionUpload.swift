@@ -15,7 +15,6 @@ final class URLSessionUpload: Sendable {
     /// The exact length, when known before sending.
     let length: Int64?
     private let pipe: ChunkPipe?
-    private let pump = Locked<Task<Void, Never>?>(nil)
 
     /// Prepares `body` for one send.
     ///
@@ -77,30 +76,13 @@ final class URLSessionUpload: Sendable {
                 return nil
             }
         case .stream(let chunks):
-            guard let pipe, startPump(chunks, into: pipe) else { return nil }
+            guard let pipe, pipe.start(chunks) else { return nil }
             return UploadInputStream(pipe, failed: failed)
-        }
-    }
-
-    /// Starts the task that moves the chunks into the pipe; false if it ran already.
-    private func startPump(_ chunks: OneShotChunks, into pipe: ChunkPipe) -> Bool {
-        pump.withLock { pump in
-            guard pump == nil else { return false }
-            pump = Task {
-                do throws(NetworkError) {
-                    try await chunks.produce { chunk throws(NetworkError) in try await pipe.write(chunk) }
-                    pipe.finish()
-                } catch {
-                    pipe.fail(error)
-                }
-            }
-            return true
         }
     }
 
     /// Ends the upload: the stream's producer is cancelled and the reader, if waiting, wakes.
     func close() {
         pipe?.close()
-        pump.withLock { $0?.cancel() }
     }
 }
