@@ -14,6 +14,8 @@ final class ProgressReporter: Sendable {
         var expected: Int64?
         var lastReported: Int64?
         var lastReportTime: UInt64 = 0
+        /// When the count last moved (or the transfer, or an attempt of it, started), on ``clock``.
+        var lastActivity: UInt64 = 0
         var isClosed = false
     }
 
@@ -21,7 +23,8 @@ final class ProgressReporter: Sendable {
     static let interval = 0.25
 
     private let handler: Handler?
-    private let clock: UptimeClock
+    /// The clock the time of the last counted byte is read on.
+    let clock: UptimeClock
     private let state: Locked<State>
 
     /// A reporter for `handler`; with `nil`, counting costs a lock and nothing is called.
@@ -34,11 +37,18 @@ final class ProgressReporter: Sendable {
     /// The bytes counted so far.
     var completedBytes: Int64 { state.withLock { $0.completed } }
 
+    /// The bytes counted so far, the total if known, and when a byte was last counted (or the transfer or its
+    /// current attempt started), on ``clock``: what an upload's deadline (``UploadDeadline``) decides on.
+    var activity: (completed: Int64, expected: Int64?, lastActivity: UInt64) {
+        state.withLock { ($0.completed, $0.expected, $0.lastActivity) }
+    }
+
     /// Reports 0 (or the bytes a resumed transfer starts from), once.
     func start(at completed: Int64 = 0, expectedBytes: Int64?) {
         state.withLock { state in
             state.completed = max(state.completed, completed)
             state.expected = expectedBytes
+            state.lastActivity = clock.nanoseconds()
             report(&state)
         }
     }
@@ -53,16 +63,21 @@ final class ProgressReporter: Sendable {
         guard count > 0 else { return }
         state.withLock { state in
             state.completed += Int64(count)
-            guard handler != nil, !state.isClosed else { return }
             let now = clock.nanoseconds()
+            state.lastActivity = now
+            guard handler != nil, !state.isClosed else { return }
             if now &- state.lastReportTime >= UInt64(Self.interval * 1_000_000_000) { report(&state) }
         }
     }
 
     /// Starts again from `completed` bytes (a transfer that restarts from zero, or resumes from a partial file);
-    /// the next report is never below the last one, so a restart shows no progress until it passes it again.
+    /// the next report is never below the last one, so a restart shows no progress until it passes it again. The
+    /// new attempt counts as activity: its wait for a first byte starts now.
     func restart(at completed: Int64) {
-        state.withLock { $0.completed = completed }
+        state.withLock { state in
+            state.completed = completed
+            state.lastActivity = clock.nanoseconds()
+        }
     }
 
     /// Reports the final count, then closes.
