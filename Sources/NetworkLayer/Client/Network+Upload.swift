@@ -75,16 +75,27 @@ extension Network {
         from body: UploadBody,
         progress: ProgressHandler?
     ) async throws(NetworkError) -> (Data, HTTPURLResponse, String?) {
-        let request = try uploadRequest(for: route, body: body)
+        // The upload's own watchdog ends it (UploadDeadline); the overall deadline only stops an upload that
+        // nothing else ended.
+        let network = withTimeout(Self.uploadTotal)
+        let deadline = UploadDeadline(idleTimeout: route.options.idleTimeout ?? idleTimeout, responseTimeout: timeout)
+        let request = try network.uploadRequest(for: route, body: body)
         let reporter = ProgressReporter(progress)
         defer { reporter.close() }
         reporter.start(expectedBytes: try body.length())
         var body = body
         body.progress = reporter
-        let (data, response) = try await self.response(for: request, options: route.options, uploading: body)
+        let (data, response) = try await UploadWatchdog.run(request, within: deadline, counting: reporter) {
+            [body, options = route.options] () throws(NetworkError) in
+            try await network.response(for: request, options: options, uploading: body)
+        }
         reporter.finish()
         return (data, response, request.httpMethod)
     }
+
+    /// The overall deadline an upload runs within instead of ``timeout``, in seconds: a week, finite because
+    /// FoundationNetworking turns a request's timeout into an integer.
+    static let uploadTotal: TimeInterval = 7 * 24 * 60 * 60
 
     /// The route's request, ready to carry `body`.
     private func uploadRequest(for route: some URLRequestProtocol, body: UploadBody) throws(NetworkError) -> URLRequest

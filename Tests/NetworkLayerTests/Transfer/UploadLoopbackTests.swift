@@ -201,6 +201,36 @@ extension LoopbackIntegration {
 
         /// A streamed body of known length (a multipart form, a `.stream` with its length) goes with its exact
         /// `Content-Length`, except through FoundationNetworking, which sends every stream chunked (Linux notes).
+        @Test(arguments: uploadTransports)
+        func aStreamThatKeepsSendingLongerThanTheTimeoutArrivesWhole(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in .response(status: 201) }
+            defer { server.stop() }
+            var network = try kind.network(timeout: 1)
+            network.idleTimeout = 2
+            let start = ContinuousClock.now
+            // 40 chunks of 1000 bytes, one every 50 ms: about 2 s on the wire.
+            try await network.upload(UploadRoute(server, "slow"), from: .stream(slowChunks(40, every: 0.05)))
+            #expect(ContinuousClock.now - start > .seconds(1), "the body took longer than the timeout")
+            let request = try #require(server.requests.first)
+            #expect(request.bodyLength == 40_000)
+            #expect(request.body == (0..<40).reduce(Data()) { $0 + Data(repeating: UInt8($1), count: 1000) })
+        }
+
+        @Test(arguments: uploadTransports)
+        func aStreamThatGoesQuietFailsAfterTheIdleTimeoutAndItsConnectionCloses(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in .response(status: 201) }
+            defer { server.stop() }
+            var network = try kind.network(timeout: 600)
+            network.idleTimeout = 1
+            let error = await #expect(throws: NetworkError.self) {
+                try await network.upload(
+                    UploadRoute(server, "quiet"), from: .stream(slowChunks(10, every: 0.01, pauseAfter: 3, pause: 600)))
+            }
+            UploadTimeoutTests.expectTimedOut(error, saying: "no upload bytes for 1 s")
+            try await waitUntil { server.endedConnections == 1 }
+            #expect(server.requests.isEmpty, "the server never saw the whole request")
+        }
+
         static func expectStreamedFraming(
             of request: ReceivedRequest, length: Int, kind: TransportKind,
             sourceLocation: SourceLocation = #_sourceLocation
