@@ -19,9 +19,16 @@ extension Network {
     /// ```
     ///
     /// The route gives the URL, method, headers and options; its own body must be empty. `Content-Type` is the
-    /// route's, else the form's for `.multipart`, else `application/octet-stream`. ``timeout`` covers the whole
-    /// send (the body and the wait for the head), so a long upload needs a longer ``timeout``
-    /// (``withTimeout(_:)``).
+    /// route's, else the form's for `.multipart`, else `application/octet-stream`.
+    ///
+    /// A body that keeps moving is never cut by ``timeout``, however long it takes. While it goes out, the upload
+    /// fails only when no byte went out for the idle timeout (the route's ``RequestOptions/idleTimeout``, else
+    /// ``idleTimeout``), counted from the start before the first byte. Once the whole body of known length went out,
+    /// the response has ``timeout`` from the last byte; a `.stream` without a length never shows its end, so the
+    /// idle timeout keeps covering the wait for its response. Either ends the upload with
+    /// ``NetworkError/TransportFailure/timedOut`` ("no upload bytes for 60 s", "no response within 60 s of the
+    /// upload's last byte"), closes its connection, and calls `progress` no more. Middleware sees a
+    /// ``RequestContext/timeRemaining`` of up to a week, the upload's outer bound.
     ///
     /// - Parameters:
     ///   - route: The URL, method, headers and options; without a body of its own.
@@ -29,7 +36,8 @@ extension Network {
     ///   - type: The type to decode the JSON response as.
     ///   - progress: Called once at 0, a few times a second while bytes go out, and once when all were sent;
     ///     never after `upload` returns. The bytes counted are those the transport took from the body.
-    /// - Throws: ``NetworkError``, as `send(_:as:)` does, and
+    /// - Throws: ``NetworkError``, as `send(_:as:)` does, ``NetworkError/transport(_:underlyingError:)`` with
+    ///   ``NetworkError/TransportFailure/timedOut`` when the body or its response stalls, and
     ///   ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a file that cannot be read, a stream sent
     ///   twice or a route that has a body of its own, before anything is sent.
     public func upload<T: Decodable>(

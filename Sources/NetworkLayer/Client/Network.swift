@@ -29,7 +29,9 @@ public struct Network: Sendable {
     ///
     /// A send still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
     /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``. For a streamed body
-    /// (``stream(_:)``) it covers the time until the head arrives; then ``idleTimeout`` applies.
+    /// (``stream(_:)``) it covers the time until the head arrives; then ``idleTimeout`` applies. For an upload
+    /// (``upload(_:from:progress:)``) it covers only the wait for the response after the last byte of a body of
+    /// known length; while the body moves, only ``idleTimeout`` can end it.
     public var timeout: TimeInterval
     /// What every request goes through on its way to the transport, in order: the first sees the request first and
     /// the response last. See ``Middleware``.
