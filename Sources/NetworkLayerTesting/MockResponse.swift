@@ -175,7 +175,8 @@ public struct MockResponse: Sendable {
             served.subdata(in: $0..<min(served.count, $0 + 64 * 1024))
         }
         return MockResponse(
-            .streamed(status: status, headers: headers, chunks: chunks, interval: 0, dropAfter: dropAfter), delay: delay)
+            .streamed(status: status, headers: headers, chunks: chunks, interval: 0, dropAfter: dropAfter), delay: delay
+        )
     }
 
     /// `N` of `bytes=N-`; `nil` for any other range.

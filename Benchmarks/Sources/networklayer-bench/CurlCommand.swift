@@ -15,7 +15,9 @@ enum CurlCommand {
         let side = transfer.curlSide
         var arguments = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null"]
         if transfer == .upload {
-            arguments += ["--upload-file", try Transfer.uploadSource(bytes: expected).path, "--write-out", "%{size_upload}"]
+            arguments += [
+                "--upload-file", try Transfer.uploadSource(bytes: expected).path, "--write-out", "%{size_upload}",
+            ]
         } else {
             arguments += ["--write-out", "%{size_download}"]
         }

@@ -36,6 +36,7 @@ extension Network {
     ///   there) pauses instead.
     ///
     /// - Parameters:
+    ///   - route: What to download: its URL, method (`GET` as a rule), headers and options.
     ///   - destination: A file URL in a directory that exists; an existing file there is replaced on success.
     ///   - progress: Called once at the start (0, or the bytes a partial file already has), a few times a second,
     ///     and once at the end; never with fewer bytes than before and never after `download` returns. It counts

@@ -82,7 +82,8 @@
             self.easy = easy
             self.authorities = authorities
             self.connections = connections
-            self.chain = RedirectChain(original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
+            self.chain = RedirectChain(
+                original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
         }
 
@@ -180,7 +181,9 @@
         /// Sends `upload` as the body, read from its start as libcurl asks for it: its exact length, or chunked for
         /// a stream without one. libcurl asks a server for "100 Continue" before a body over 1 MiB, so a server that
         /// refuses the upload (413, 401) answers before it is sent.
-        private func configureUpload(_ upload: UploadBody, method: String, user: UnsafeMutableRawPointer) throws(NetworkError) {
+        private func configureUpload(_ upload: UploadBody, method: String, user: UnsafeMutableRawPointer)
+            throws(NetworkError)
+        {
             if method != "POST" { easy.set(NLCURLOPT_CUSTOMREQUEST, method) }
             easy.set(NLCURLOPT_POST, 1)
             let length = try upload.length()
@@ -450,8 +453,8 @@
     }
 
     /// libcurl's read callback, for an upload body: `userdata` is the transfer.
-    private let curlReadBody:
-        @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    private let curlReadBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int =
+        {
             data, size, count, user in
             guard let user else { return Int(NLCURL_READFUNC_ABORT) }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()

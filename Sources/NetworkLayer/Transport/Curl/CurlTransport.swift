@@ -195,12 +195,14 @@
         public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
             var request = request
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue(body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
+                request.setValue(
+                    body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
             }
             return try await upload(checked: try RequestRules.check(request), from: body)
         }
 
-        package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+        package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)
+        {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
