@@ -9,11 +9,18 @@ import Foundation
 /// The practical limit of a download: the `curl` program writing the body to /dev/null, in a child process whose
 /// wall time and CPU (its own rusage, from `wait4`) are measured.
 enum CurlCommand {
-    /// Downloads `url` once with `curl -o /dev/null` (or uploads a file of `expected` bytes to it with
-    /// `curl -T`) and checks that `expected` bytes went.
-    static func run(_ transfer: Transfer, _ url: URL, expected: Int) async throws -> StreamingSample {
-        let side = transfer.curlSide
-        var arguments = ["curl", "--silent", "--show-error", "--fail", "--output", "/dev/null"]
+    /// The side that downloads to a file, as `network.download` does: what writing the bytes costs by itself.
+    static let toFile = "curl -o FILE"
+
+    /// Downloads `url` once with `curl -o /dev/null` (`curl -o FILE` in the scratch directory when `toFile`; or
+    /// uploads a file of `expected` bytes to it with `curl -T`) and checks that `expected` bytes went.
+    static func run(
+        _ transfer: Transfer, _ url: URL, expected: Int, toFile: Bool = false
+    ) async throws -> StreamingSample {
+        let side = toFile ? Self.toFile : transfer.curlSide
+        let file = Transfer.scratchDirectory.appendingPathComponent("curl-download-\(getpid())")
+        defer { if toFile { try? FileManager.default.removeItem(at: file) } }
+        var arguments = ["curl", "--silent", "--show-error", "--fail", "--output", toFile ? file.path : "/dev/null"]
         if transfer == .upload {
             arguments += [
                 "--upload-file", try Transfer.uploadSource(bytes: expected).path, "--write-out", "%{size_upload}",

@@ -81,15 +81,17 @@ enum StreamingProbe {
         url: URL, mebibytes: Int, rounds: Int, transfer: Transfer = .stream
     ) async throws -> StreamingReport {
         let bytes = mebibytes * 1_048_576
-        let sides = [transfer.curlSide] + Clients.networks.map(\.name)
+        // A download writes every byte to a file: curl doing the same shows what that costs by itself.
+        let curlSides = transfer == .download ? [transfer.curlSide, CurlCommand.toFile] : [transfer.curlSide]
+        let sides = curlSides + Clients.networks.map(\.name)
         _ = try await CurlCommand.run(transfer, url, expected: bytes)
         var samples = Array(repeating: [StreamingSample](), count: sides.count)
         for round in 0..<rounds {
             for offset in sides.indices {
                 let index = (round + offset) % sides.count
                 let sample =
-                    index == 0
-                    ? try await CurlCommand.run(transfer, url, expected: bytes)
+                    index < curlSides.count
+                    ? try await CurlCommand.run(transfer, url, expected: bytes, toFile: index == 1)
                     : try ServerProcess.runChild([
                         "--streaming-child", sides[index], "--url", url.absoluteString, "--bytes", "\(bytes)",
                         "--transfer", transfer.rawValue,

@@ -81,6 +81,13 @@ struct StreamingReport: Codable {
                     + (side.peakIsWholeProcess ? "≤ \(growth) (whole process)" : growth))
         }
         guard let curl = sides.first(where: { $0.side == "CurlTransport" }) else { return }
+        if let toFile = sides.first(where: { $0.side == CurlCommand.toFile }) {
+            print(
+                String(
+                    format: "CurlTransport against curl writing the same file: %.2f× its throughput, %.2f× its CPU",
+                    curl.megabytesPerSecond / toFile.megabytesPerSecond,
+                    curl.cpuSecondsPerGibibyte / toFile.cpuSecondsPerGibibyte))
+        }
         let met =
             curl.throughputRatio >= Self.goal.throughputRatio && curl.peakGrowthBytes <= Self.goal.peakGrowthBytes
         print(
