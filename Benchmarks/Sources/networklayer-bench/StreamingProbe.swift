@@ -58,6 +58,16 @@ enum StreamingProbe {
                 let saved = try await network.download(route, to: destination)
                 server = saved.headers["Server"]
                 bytes = try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int ?? 0
+            case .form:
+                var form = MultipartForm()
+                form.append("bench", name: "title")
+                try form.append(
+                    contentsOf: try Transfer.uploadSource(bytes: expected), name: "video", filename: "clip.mp4",
+                    contentType: "video/mp4")
+                let response: Response<Data> = try await network.upload(
+                    StreamingRoute(url: url, method: .post), from: .multipart(form))
+                server = response.headers["Server"]
+                bytes = expected
             case .upload:
                 let put = StreamingRoute(url: url, method: .put)
                 let response: Response<Data> = try await network.upload(
@@ -138,12 +148,15 @@ enum Transfer: String, CaseIterable {
     case stream
     case download
     case upload
+    /// An upload of the same file as the one part of a multipart form.
+    case form
 
     /// The `curl` command it is compared with.
     var curlSide: String {
         switch self {
         case .stream, .download: "curl -o /dev/null"
         case .upload: "curl -T"
+        case .form: "curl -F"
         }
     }
 
@@ -172,6 +185,6 @@ enum Transfer: String, CaseIterable {
 
     /// The URL of the warm-up GET: the body itself, or for an upload the server's small object next to the sink.
     func warmUpURL(_ url: URL) -> URL {
-        self == .upload ? url.deletingLastPathComponent().appendingPathComponent("1MiB") : url
+        self == .upload || self == .form ? url.deletingLastPathComponent().appendingPathComponent("1MiB") : url
     }
 }

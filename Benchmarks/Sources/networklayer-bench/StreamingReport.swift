@@ -51,7 +51,7 @@ struct StreamingReport: Codable {
     /// The goal reported against: CurlTransport's throughput over curl's, and its peak RSS growth.
     static let goal = (throughputRatio: 0.8, peakGrowthBytes: 32 * 1_048_576)
 
-    /// `stream`, `download` or `upload`.
+    /// `stream`, `download`, `upload` or `form`.
     var transfer: String
     var date: String
     var machine: String
@@ -64,8 +64,8 @@ struct StreamingReport: Codable {
     func printTable() {
         print("")
         print(
-            "\(transfer == "upload" ? "uploading" : transfer == "download" ? "downloading to a file" : "streaming") "
-                + "\(bytes / 1_048_576) MiB \(transfer == "upload" ? "to" : "from") \(url) (\(server)), "
+            "\(["upload": "uploading", "form": "uploading as a multipart form", "download": "downloading to a file"][transfer] ?? "streaming") "
+                + "\(bytes / 1_048_576) MiB \(transfer == "upload" || transfer == "form" ? "to" : "from") \(url) (\(server)), "
                 + "\(rounds) round\(rounds == 1 ? "" : "s") in "
                 + "rotating order, medians:")
         print(

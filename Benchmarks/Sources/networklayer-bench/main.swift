@@ -10,6 +10,7 @@ import NetworkLayer
 //   swift run -c release --package-path Benchmarks networklayer-bench --streaming [--url BASE] [--size-mib N]
 //                                                                      [--rounds N] [--json FILE]
 //   swift run -c release --package-path Benchmarks networklayer-bench --transfers --url BASE [--size-mib N]
+//                                                                      [--transfer download|upload|form]
 //                                                                      [--rounds N] [--json FILE]
 //
 // Without --url it starts its own loopback server in a child process. With --url it uses any server that serves
@@ -20,7 +21,7 @@ import NetworkLayer
 // `network.stream` on each transport and with `curl -o /dev/null`, each in a process of its own, 3 rounds by default.
 // --transfers does the same with `network.download` to a file (in /dev/shm) and, against a server that takes a PUT
 // of a gibibyte at BASE/sink (nginx: `location = /sink { return 204; }`), `network.upload(from: .file)` beside
-// `curl -T` of the same file.
+// `curl -T` of the same file, and the same file as the one part of a multipart form beside `curl -F`.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -108,11 +109,16 @@ if arguments.contains("--streaming") || arguments.contains("--transfers") {
     // Uploads need a server that takes a gibibyte and drops it (nginx's `location = /sink { return 204; }`); the
     // loopback child keeps request bodies in memory.
     if arguments.contains("--transfers") {
-        if serverProcess == nil { transfers.append(.upload) } else { print("upload: needs --url (nginx with /sink)") }
+        if serverProcess == nil {
+            transfers += [.upload, .form]
+        } else {
+            print("upload: needs --url (nginx with /sink)")
+        }
     }
+    if let only = value(of: "--transfer").flatMap(Transfer.init(rawValue:)) { transfers = [only] }
     var reports: [StreamingReport] = []
     for transfer in transfers {
-        let target = transfer == .upload ? base.appendingPathComponent("sink") : url
+        let target = transfer == .upload || transfer == .form ? base.appendingPathComponent("sink") : url
         let report = try await StreamingProbe.compare(
             url: target, mebibytes: mebibytes, rounds: value(of: "--rounds").flatMap(Int.init) ?? 3, transfer: transfer)
         report.printTable()
