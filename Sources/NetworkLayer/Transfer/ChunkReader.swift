@@ -93,6 +93,18 @@ package final class FileChunkReader: ChunkReader {
 }
 
 extension ChunkReader {
+    /// Everything left to read, in memory, each chunk counted into `progress` as it is read.
+    func readAll(counting progress: ProgressReporter? = nil) throws(NetworkError) -> Data {
+        var whole = Data()
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = try read(into: &buffer)
+            guard count > 0 else { return whole }
+            whole.append(contentsOf: buffer[..<count])
+            progress?.add(count)
+        }
+    }
+
     /// Reads the next bytes into the start of `buffer`; 0 at the end.
     func read(into buffer: inout [UInt8]) throws(NetworkError) -> Int {
         let result = buffer.withUnsafeMutableBytes { raw in

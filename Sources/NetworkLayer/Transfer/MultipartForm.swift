@@ -83,14 +83,7 @@ public struct MultipartForm: Sendable {
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.
     public func encoded() throws(NetworkError) -> Data {
-        let reader = try makeReader()
-        var whole = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = try reader.read(into: &buffer)
-            guard count > 0 else { return whole }
-            whole.append(contentsOf: buffer[..<count])
-        }
+        try makeReader().readAll()
     }
 
     /// The exact number of bytes the encoded form has.

@@ -110,14 +110,7 @@ public struct UploadBody: Sendable {
         // Each attempt (a retry, a token refresh) reads from the start: count from 0 again, or a second attempt
         // would report twice the body's length.
         progress?.restart(at: 0)
-        var whole = Data()
-        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
-        while true {
-            let count = try reader.read(into: &buffer)
-            guard count > 0 else { return whole }
-            whole.append(contentsOf: buffer[..<count])
-            progress?.add(count)
-        }
+        return try reader.readAll(counting: progress)
     }
 
     /// `request` with the whole body in `httpBody`, counted as sent.

@@ -91,10 +91,11 @@ struct NetworkStreamTests {
     }
 
     @Test func theIdleTimeoutCountsOnlyTimeSpentWaitingForTheNetwork() async throws {
-        // Chunks every 50 ms, a 1 s idle timeout, and a reader that takes 200 ms per chunk: 4 s in all, never idle.
+        // Chunks every 50 ms, a 2.5 s idle timeout, and a reader that takes 200 ms per chunk: 4 s in all, longer than
+        // the idle timeout, yet never idle (a loaded machine would have to stall a sleep of 50 ms for 2.5 s).
         let mock = MockTransport(defaultResponse: .stream(Array(Self.chunks.prefix(20)), every: .milliseconds(50)))
         var network = Network(transport: mock, timeout: 1)
-        network.idleTimeout = 1
+        network.idleTimeout = 2.5
         let log = try await network.stream(LogRoute())
         var received = Data()
         for try await chunk in log.body {

@@ -23,15 +23,7 @@ final class StreamingDigest {
     func finish() throws -> String {
         try handle.close()
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "dgst", "-sha256", "-r", file.path]
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-        process.waitUntilExit()
-        return String(text.prefix(64))
+        return try opensslSHA256(of: file)
     }
 }
 

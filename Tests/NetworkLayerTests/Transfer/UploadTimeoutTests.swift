@@ -28,20 +28,6 @@ struct SilentTransport: Transport {
     }
 }
 
-/// A transport that goes on taking the body after its send was cancelled, as a careless one might.
-struct CarelessTransport: Transport {
-    let received: @Sendable (Int) -> Void
-
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await CollectingTransport(received: received).send(request)
-    }
-
-    func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
-        // A detached task is not cancelled with the send: the body goes on being read and counted.
-        try await Task.detached { try await send(body.inMemory(request)) }.value
-    }
-}
-
 /// A stream that yields `chunks` chunks of `size` bytes, one every `interval` seconds; after `pauseAfter` chunks it
 /// waits `pause` seconds.
 func slowChunks(
@@ -90,9 +76,10 @@ struct UploadTimeoutTests {
         var network = Network(
             transport: CollectingTransport { count in received.withLock { $0 = count } },
             middleware: withMiddleware ? [RetryMiddleware()] : [], timeout: 1)
-        network.idleTimeout = 1
+        // Far above the 50 ms between chunks: a loaded machine never makes the body look idle.
+        network.idleTimeout = 10
         let start = ContinuousClock.now
-        // 50 chunks, one every 50 ms: about 2.5 s, longer than the timeout and the idle timeout.
+        // 50 chunks, one every 50 ms: about 2.5 s, longer than the timeout.
         try await network.upload(TimedUploadRoute(), from: .stream(slowChunks(50, every: 0.05), length: length))
         #expect(received.withLock { $0 } == 50_000)
         #expect(ContinuousClock.now - start > .seconds(1), "the body took longer than the timeout")
@@ -124,29 +111,5 @@ struct UploadTimeoutTests {
         Self.expectTimedOut(error, saying: "POST: no response within 1 s of the upload's last byte")
         #expect(elapsed >= .seconds(1), "not before the timeout")
         #expect(elapsed < .seconds(60), "long before the idle timeout of 600 s")
-    }
-
-    @Test func progressIsNeverCalledAfterTheTimeoutEvenWhileATransportGoesOnReading() async throws {
-        let (whole, wholeArrived) = AsyncStream<Int>.makeStream()
-        var network = Network(transport: CarelessTransport { wholeArrived.yield($0) })
-        network.idleTimeout = 1
-        let ended = Locked(false)
-        let lateReports = Locked(0)
-        // Two chunks, a pause of 2 s that fires the idle timeout, then 10 chunks more that the transport still reads.
-        let chunks = slowChunks(12, every: 0.05, pauseAfter: 2, pause: 2)
-        let error = await #expect(throws: NetworkError.self) {
-            try await network.upload(TimedUploadRoute(), from: .stream(chunks)) { _ in
-                if ended.withLock({ $0 }) { lateReports.withLock { $0 += 1 } }
-            }
-        }
-        ended.withLock { $0 = true }
-        Self.expectTimedOut(error, saying: "no upload bytes for 1 s")
-        var arrived: Int?
-        for await count in whole {
-            arrived = count
-            break
-        }
-        #expect(arrived == 12_000, "the transport read the whole body after the timeout")
-        #expect(lateReports.withLock { $0 } == 0)
     }
 }
