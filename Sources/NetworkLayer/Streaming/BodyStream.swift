@@ -183,6 +183,10 @@ package final class BodyStream: Sendable {
         ResponseBody(stream: self, expectedLength: expectedLength)
     }
 
+    /// Whether an offer now would be refused (the reader is behind); only the producer adds, so a `false` stays
+    /// `false` until its next offer.
+    package var isFull: Bool { state.withLock { $0.buffer.bufferedBytes >= $0.buffer.highWatermark } }
+
     /// Whether the body has ended: the reader is gone, or it failed or finished.
     package var hasEnded: Bool { state.withLock { $0.buffer.hasEnded } }
 

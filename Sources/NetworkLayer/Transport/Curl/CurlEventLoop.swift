@@ -93,6 +93,7 @@
                 for id in resumptions { transfers.resume(id) }
                 repeat {
                     _ = nl_curl_multi_perform(multi.pointer, &running)
+                    transfers.flushPending()
                 } while transfers.collectFinished()
                 _ = nl_curl_multi_poll(multi.pointer, 1000, &ready)
             }
@@ -111,6 +112,8 @@
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
         private let connections = CurlConnections()
+        /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
+        private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
         /// How many idle easy handles are kept for reuse.
         private static let idleLimit = 32
 
@@ -141,7 +144,7 @@
             begin(
                 CurlTransfer(
                     submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
-                    connections: connections))
+                    connections: connections, chunkBuffers: chunkBuffers))
         }
 
         /// Sets up the transfer's current hop and hands it to libcurl.
@@ -191,6 +194,7 @@
                     recycle(transfer)
                     transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
                 case .endBody(let error):
+                    transfer.flushPending()
                     recycle(transfer)
                     if let error {
                         transfer.submission.stream?.fail(error)
@@ -200,6 +204,11 @@
                 }
             }
             return startedHop
+        }
+
+        /// Hands every streamed body the bytes joined during this turn.
+        func flushPending() {
+            for transfer in byID.values where transfer.hasPending { transfer.flushPending() }
         }
 
         /// Forgets a transfer that libcurl no longer runs and keeps its easy handle for the next one.

@@ -60,6 +60,8 @@
         private var headerList: UnsafeMutableRawPointer?
         /// Reads the current hop's upload body from its start (data, file, multipart).
         private var uploadReader: (any ChunkReader)?
+        /// A streamed body's bytes joined since the last hand-over to its reader.
+        private var pending: JoinedChunk
         /// Whether the current hop is sent again on a connection of its own, because the one libcurl reused for it
         /// was unclean; that connection is closed (a transfer aborted by a callback never leaves its connection for
         /// reuse).
@@ -75,8 +77,10 @@
             rules: CurlTransferRules,
             easy: CurlEasyHandle,
             authorities: UnsafeRawBufferPointer?,
-            connections: CurlConnections
+            connections: CurlConnections,
+            chunkBuffers: ChunkBuffers
         ) {
+            self.pending = JoinedChunk(buffers: chunkBuffers)
             self.submission = submission
             self.rules = rules
             self.easy = easy
@@ -233,8 +237,13 @@
             return list
         }
 
-        /// The most body bytes libcurl hands a streamed send at once.
-        static let streamBufferSize = 512 * 1024
+        /// The most body bytes libcurl hands a streamed send at once: small enough that the kernel's copy into
+        /// libcurl's buffer, and ours out of it, stay in the CPU's cache (measured against 512 KiB: about 0.38 CPU
+        /// s/GiB against 0.67).
+        static let streamBufferSize = 128 * 1024
+        /// The most bytes joined into one chunk for the reader: one hand-over (and at most one wake-up of the reader)
+        /// per 512 KiB, as many as the reader's buffer holds before the transfer pauses.
+        static let streamChunkSize = 512 * 1024
 
         // MARK: Callbacks, on the loop thread while libcurl runs the transfer
 
@@ -251,11 +260,20 @@
             if let stream = submission.stream {
                 // The body of a redirect that is followed is not the response's.
                 guard headDelivered else { return isAbandoned ? abortEnded() : bytes.count }
-                switch stream.offer(Data(bytes)) {
-                case .taken: return bytes.count
-                case .full: return Int(NLCURL_WRITEFUNC_PAUSE)
-                case .ended: return abortEnded()
+                if stream.hasEnded { return abortEnded() }
+                // libcurl keeps the bytes of a paused callback and hands them over again.
+                if stream.isFull { return Int(NLCURL_WRITEFUNC_PAUSE) }
+                // Reads are joined into one chunk as they are copied out of libcurl's buffer (the one copy there is),
+                // up to `streamChunkSize`, and handed over at the end of the loop's turn at the latest, so a small
+                // event never waits for more.
+                guard pending.append(bytes) else {
+                    abort = .tooLarge(announced: nil)
+                    return 0
                 }
+                if pending.count + Self.streamBufferSize > pending.capacity {
+                    return flushPending() ? bytes.count : abortEnded()
+                }
+                return bytes.count
             }
             if isAbandoned { return abortEnded() }
             guard body.count + bytes.count <= rules.maximumResponseSize else {
@@ -292,6 +310,19 @@
                 return Int(NLCURL_READFUNC_ABORT)
             }
         }
+
+        /// Hands the joined bytes to the reader; false once the body ended.
+        @discardableResult
+        func flushPending() -> Bool {
+            guard let stream = submission.stream, let chunk = pending.take() else { return true }
+            // Appended even past the watermark: the next callback sees the stream full and pauses the transfer, so
+            // the reader's buffer overshoots by one joined chunk at most.
+            stream.append(chunk)
+            return !stream.hasEnded
+        }
+
+        /// Whether bytes wait to be handed to the reader.
+        var hasPending: Bool { pending.count > 0 }
 
         private func abortEnded() -> Int {
             abort = .ended
