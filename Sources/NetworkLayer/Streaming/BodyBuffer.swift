@@ -3,22 +3,12 @@ import Foundation
 /// The state of one streamed body between the transport that produces it and the one consumer that reads it: a value,
 /// so that every decision (hand over a chunk, pause the producer, resume it, end) is tested without I/O.
 ///
-/// Backpressure works with two watermarks, as in async-http-client: once `highWatermark` bytes wait unread, a
-/// producer's offer is refused (it keeps the chunk, pauses, and offers it again later, as libcurl does); once the
-/// consumer has read the buffer down to `lowWatermark`, the producer is told to resume. A producer that cannot keep
-/// a chunk (URLSession has delivered it already) appends it anyway and is told to pause; past `hardLimit` unread
-/// bytes the body fails instead of growing.
+/// Backpressure works with two watermarks, as in async-http-client: once `highWatermark` bytes wait unread, the
+/// buffer is full and the producer is told to pause; a producer that can keep its next chunk (libcurl) asks
+/// ``isFull`` first and keeps it, one that cannot (URLSession has delivered it already) appends it anyway. Once the
+/// consumer has read the buffer down to `lowWatermark`, the producer is told to resume. Past `hardLimit` unread bytes
+/// the body fails instead of growing.
 package struct BodyBuffer<Waiter> {
-    /// What a producer's offer led to.
-    package enum Offer: Equatable {
-        /// The chunk is taken.
-        case taken
-        /// The buffer is full: the producer keeps the chunk, pauses, and offers it again once told to resume.
-        case full
-        /// The body ended (the consumer went away, or it failed): the producer stops.
-        case ended
-    }
-
     /// A consumer to resume once the lock is released.
     enum Wake {
         case chunk(Waiter, Data)
@@ -71,15 +61,9 @@ package struct BodyBuffer<Waiter> {
 
     var hasEnded: Bool { ending != nil }
 
-    /// A producer that can keep a chunk (libcurl's pause) offers it.
-    mutating func offer(_ chunk: Data) -> (Offer, wake: Wake?) {
-        guard ending == nil else { return (.ended, nil) }
-        if bufferedBytes >= highWatermark {
-            producerPaused = true
-            return (.full, nil)
-        }
-        return (.taken, take(chunk))
-    }
+    /// Whether a producer that can keep its next chunk (libcurl's pause) should keep it and pause: `highWatermark`
+    /// bytes wait unread. Only the producer adds bytes, so a `false` holds until its next append.
+    var isFull: Bool { bufferedBytes >= highWatermark }
 
     /// A producer that cannot keep a chunk appends it; `pause` says it should stop reading for now.
     mutating func append(_ chunk: Data) -> (pause: Bool, wake: Wake?) {

@@ -10,8 +10,8 @@ package final class BodyStream: Sendable {
 
     /// What the stream asks of the transport that feeds it.
     package struct Producer: Sendable {
-        /// Stop reading from the network until `resume`; for a producer that appends (one that offers pauses by
-        /// itself when its offer is refused).
+        /// Stop reading from the network until `resume`; for a producer that cannot keep a chunk (one that can
+        /// asks ``BodyStream/isFull`` before each chunk and pauses by itself).
         package var pause: @Sendable () -> Void = {}
         /// Go on reading.
         package var resume: @Sendable () -> Void
@@ -79,16 +79,6 @@ package final class BodyStream: Sendable {
     }
 
     // MARK: The producer's side
-
-    /// Offers a chunk; `.full` means: keep it, pause, and offer it again once resumed.
-    package func offer(_ chunk: Data) -> BodyBuffer<Waiter>.Offer {
-        let (offer, wake, watch) = state.withLock { state in
-            let (offer, wake) = state.buffer.offer(chunk)
-            return (offer, wake, wake == nil ? nil : state.takeIdleWatch())
-        }
-        settle(wake, watch: watch)
-        return offer
-    }
 
     /// Appends a chunk the producer cannot keep; pauses the producer while the reader is behind, and stops it if
     /// the reader fell too far behind.
@@ -183,9 +173,8 @@ package final class BodyStream: Sendable {
         ResponseBody(stream: self, expectedLength: expectedLength)
     }
 
-    /// Whether an offer now would be refused (the reader is behind); only the producer adds, so a `false` stays
-    /// `false` until its next offer.
-    package var isFull: Bool { state.withLock { $0.buffer.bufferedBytes >= $0.buffer.highWatermark } }
+    /// Whether a producer that can keep its next chunk should keep it and pause (``BodyBuffer/isFull``).
+    package var isFull: Bool { state.withLock { $0.buffer.isFull } }
 
     /// Whether the body has ended: the reader is gone, or it failed or finished.
     package var hasEnded: Bool { state.withLock { $0.buffer.hasEnded } }

@@ -74,21 +74,9 @@ struct MiddlewareChainTests {
     }
 
     @Test func aMiddlewareCanCallNextTwice() async throws {
-        struct Twice: Middleware {
-            func intercept(
-                _ request: URLRequest,
-                context: RequestContext,
-                next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-            ) async throws -> (Data, HTTPURLResponse) {
-                _ = try await next(request, context)
-                var second = context
-                second.attempt += 1
-                return try await next(request, second)
-            }
-        }
         let mock = MockTransport()
         mock.respond(to: UserRoute.getUser(id: 1), with: [.status(503), .json(aliceJSON)])
-        let user: User = try await Network(transport: mock, middleware: [Twice()]).send(UserRoute.getUser(id: 1))
+        let user: User = try await Network(transport: mock, middleware: [SendsTwice()]).send(UserRoute.getUser(id: 1))
         #expect(user == alice)
         #expect(mock.requests.count == 2)
     }

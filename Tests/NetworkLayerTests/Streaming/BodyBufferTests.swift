@@ -10,11 +10,12 @@ extension StreamingTests {
 
         static func chunk(_ count: Int) -> Data { Data(repeating: 1, count: count) }
 
-        @Test func anOfferPastTheHighWatermarkIsRefusedAndTheReaderBelowTheLowOneResumesIt() {
+        @Test func pastTheHighWatermarkTheBufferIsFullAndTheReaderBelowTheLowOneResumesIt() {
             var buffer = Buffer(highWatermark: 100, lowWatermark: 40, hardLimit: 1000)
-            #expect(buffer.offer(Self.chunk(60)).0 == .taken)
-            #expect(buffer.offer(Self.chunk(60)).0 == .taken, "below the high watermark when offered")
-            #expect(buffer.offer(Self.chunk(60)).0 == .full, "120 bytes wait: the producer keeps its chunk")
+            #expect(buffer.append(Self.chunk(60)).pause == false)
+            #expect(!buffer.isFull, "below the high watermark")
+            #expect(buffer.append(Self.chunk(60)).pause == true, "120 bytes wait: the producer pauses")
+            #expect(buffer.isFull, "a producer that can keep its next chunk keeps it")
             #expect(buffer.producerPaused)
             guard case .chunk(_, let resumes) = buffer.read(waiter: "r") else {
                 Issue.record("no chunk")
@@ -35,8 +36,8 @@ extension StreamingTests {
                 Issue.record("expected to wait")
                 return
             }
-            let (offer, wake) = buffer.offer(Self.chunk(10))
-            #expect(offer == .taken)
+            let (pause, wake) = buffer.append(Self.chunk(10))
+            #expect(!pause)
             guard case .chunk(let waiter, let data) = wake else {
                 Issue.record("the reader was not woken")
                 return
@@ -47,7 +48,7 @@ extension StreamingTests {
 
         @Test func aFailureIsReadAfterWhatArrivedButAnAbandonedBodyDropsIt() {
             var failed = Buffer(highWatermark: 100, lowWatermark: 40, hardLimit: 1000)
-            _ = failed.offer(Self.chunk(10))
+            _ = failed.append(Self.chunk(10))
             _ = failed.end(.failed(.cancelled))
             guard case .chunk = failed.read(waiter: "r") else {
                 Issue.record("the chunk was lost")
@@ -59,14 +60,15 @@ extension StreamingTests {
             }
 
             var abandoned = Buffer(highWatermark: 100, lowWatermark: 40, hardLimit: 1000)
-            _ = abandoned.offer(Self.chunk(10))
+            _ = abandoned.append(Self.chunk(10))
             _ = abandoned.end(.abandoned(.cancelled))
             #expect(abandoned.bufferedBytes == 0)
             guard case .failure = abandoned.read(waiter: "r") else {
                 Issue.record("no failure")
                 return
             }
-            #expect(abandoned.offer(Self.chunk(1)).0 == .ended, "the producer is told to stop")
+            _ = abandoned.append(Self.chunk(1))
+            #expect(abandoned.hasEnded && abandoned.bufferedBytes == 0, "nothing is kept once the reader is gone")
         }
 
         @Test func aProducerThatCannotPauseIsToldToAndFailsPastTheHardLimit() {
