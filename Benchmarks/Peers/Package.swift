@@ -14,6 +14,8 @@ let package = Package(
     dependencies: [
         .package(name: "NetworkLayer", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.33.1"),
+        // For AsyncHTTPClient's TLS configuration (a test CA); the version AsyncHTTPClient 1.33.1 resolves to.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.2"),
     ],
     targets: [
         .executableTarget(
@@ -21,6 +23,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NetworkLayer", package: "NetworkLayer"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         )

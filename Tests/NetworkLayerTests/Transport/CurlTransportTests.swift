@@ -1,6 +1,7 @@
 #if os(Linux)
     import Foundation
     import NetworkLayer
+    import HTTPTestServer
     import TLSTestServer
     import Testing
 
@@ -20,6 +21,28 @@
             #expect(transport.maximumHeaderSize == 256 * 1024)
             #expect(transport.maximumConnectionsPerHost == 16)
             #expect(transport.additionalTrustedCertificates == nil)
+            #expect(transport.threadCount == CurlTransport.defaultThreadCount)
+            #expect((1...8).contains(CurlTransport.defaultThreadCount))
+        }
+
+        @Test func concurrentSendsUseEveryThreadWithinTheConnectionLimit() async throws {
+            let server = try TestHTTPServer { _ in .delayed(milliseconds: 300, .json(aliceJSON)) }
+            defer { server.stop() }
+            let transport = try CurlTransport(maximumConnectionsPerHost: 4, threadCount: 2)
+            #expect(transport.threadCount == 2)
+            let network = Network(transport: transport)
+            let url = server.baseURL.appendingPathComponent("users/1").absoluteString
+            try await withThrowingTaskGroup(of: User.self) { group in
+                for _ in 0..<12 { group.addTask { try await network.send(TestRoute(url)) } }
+                for try await user in group { #expect(user == alice) }
+            }
+            #expect(server.requests.count == 12)
+            // Two threads of two connections each: one thread alone could open two.
+            #expect(server.acceptedConnections == 4)
+        }
+
+        @Test func aTransportHasNoMoreThreadsThanConnectionsPerHost() throws {
+            #expect(try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 4).threadCount == 1)
         }
 
         @Test func anExtraAuthorityIsAddedToTheSystemsNotPutInTheirPlace() throws {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import NetworkLayer
 
 #if canImport(FoundationNetworking)
@@ -11,6 +12,12 @@ import NetworkLayer
 // networklayer-peers: NetworkLayer against AsyncHTTPClient 1.33.1, in one process, in rotated rounds.
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
+//       [--one-thread] [--ca FILE]
+//
+// --one-thread adds a CurlTransport with one event-loop thread (and 64 connections per host) beside the default.
+// --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
+// which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
+// it over TLS, HTTP/1.1 otherwise.
 //
 // BASE serves GET BASE/small, the benchmark's 216-byte JSON object (`networklayer-bench --write-fixtures DIR`
 // writes it for a static server such as nginx). Every side decodes the same `Profile`; our sides go the way a user's
@@ -91,17 +98,23 @@ extension Array where Element == Double {
 }
 
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
-    print("usage: networklayer-peers --url BASE [--rounds N] [--only TEXT]")
+    print("usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE]")
     exit(2)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
 let small = base.appendingPathComponent("small")
 let decoder = JSONDecoder()
+let authority = value(of: "--ca").map { URL(fileURLWithPath: $0) }
 
 func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
     var configuration = HTTPClient.Configuration()
     if let connectionsPerHost {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+    }
+    if let authority {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(authority.path)
+        configuration.tlsConfiguration = tls
     }
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     let url = small.absoluteString
@@ -116,29 +129,43 @@ func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
 }
 
 let session = URLSession(configuration: .ephemeral)
-var sides = [
-    Side(name: "URLSession") {
-        let (data, response) = try await session.data(from: small)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw PeerError(description: "URLSession") }
-        _ = try decoder.decode(Profile.self, from: data)
-    }
-]
-let urlSessionNetwork = Network(transport: URLSessionTransport())
-sides.append(
-    Side(name: "URLSessionTransport") {
-        let _: Profile = try await urlSessionNetwork.send(SmallRoute(url: small))
-    })
+var sides: [Side] = []
+if authority == nil {
+    sides.append(
+        Side(name: "URLSession") {
+            let (data, response) = try await session.data(from: small)
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+                throw PeerError(description: "URLSession")
+            }
+            _ = try decoder.decode(Profile.self, from: data)
+        })
+    let urlSessionNetwork = Network(transport: URLSessionTransport())
+    sides.append(
+        Side(name: "URLSessionTransport") {
+            let _: Profile = try await urlSessionNetwork.send(SmallRoute(url: small))
+        })
+}
 #if os(Linux)
-    let curl = Network(transport: try CurlTransport())
+    let curl = Network(transport: try CurlTransport(additionalTrustedCertificates: authority))
     sides.append(
         Side(name: "CurlTransport") {
             let _: Profile = try await curl.send(SmallRoute(url: small))
         })
-    let curl64 = Network(transport: try CurlTransport(maximumConnectionsPerHost: 64))
+    let curl64 = Network(
+        transport: try CurlTransport(maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority))
     sides.append(
         Side(name: "CurlTransport, 64/host") {
             let _: Profile = try await curl64.send(SmallRoute(url: small))
         })
+    if arguments.contains("--one-thread") {
+        let oneThread = Network(
+            transport: try CurlTransport(
+                maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority, threadCount: 1))
+        sides.append(
+            Side(name: "Curl, 1 thread, 64/host") {
+                let _: Profile = try await oneThread.send(SmallRoute(url: small))
+            })
+    }
 #endif
 let (ahcDefault, clientDefault) = ahcSide("AHC default pool", connectionsPerHost: nil)
 let (ahc64, client64) = ahcSide("AHC, 64/host", connectionsPerHost: 64)
@@ -149,7 +176,7 @@ print("NetworkLayer against AsyncHTTPClient 1.33.1: \(small), \(rounds) rotated 
     print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
 #endif
 let scenarios: [(name: String, tasks: Int, each: Int)] = [
-    ("sequential small JSON", 1, 500), ("64 concurrent small JSON", 64, 40),
+    ("sequential small JSON", 1, 2000), ("64 concurrent small JSON", 64, 200),
 ]
 let only = value(of: "--only")
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {

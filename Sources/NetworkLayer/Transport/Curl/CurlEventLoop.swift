@@ -1,6 +1,7 @@
 #if os(Linux)
     import CCurl
     import Foundation
+    import Synchronization
 
     /// A libcurl multi handle that other threads may only wake.
     ///
@@ -12,21 +13,18 @@
         let pointer: UnsafeMutableRawPointer
     }
 
-    /// One thread that drives every transfer of a ``CurlTransport`` with a libcurl multi handle.
+    /// One thread that drives the transfers handed to it with a libcurl multi handle, its own connections and its own
+    /// easy handles; a ``CurlTransport`` has ``CurlTransport/threadCount`` of them.
     ///
-    /// Sends are handed over through an inbox and a wake-up, so a caller never waits for the loop; cancellations
-    /// go the same way and take effect at the loop's next turn, which removes the transfer from libcurl at once.
+    /// Sends are handed over through an inbox (and a wake-up, when the loop waits), so a caller never waits for the
+    /// loop; cancellations go the same way and take effect at the loop's next turn, which removes the transfer from
+    /// libcurl at once.
     final class CurlEventLoop: Sendable {
-        private struct Inbox {
-            var submissions: [CurlSubmission] = []
-            var cancellations: [Int] = []
-            var resumptions: [Int] = []
-            var isStopping = false
-        }
-
         private let multi: CurlMultiHandle
-        private let inbox = Locked(Inbox())
+        private let inbox = Locked(CurlInbox<CurlSubmission>())
         private let rules: CurlTransferRules
+        /// The sends handed to this loop that have not left it yet, for the transport to choose the least busy loop.
+        private let sends = Atomic<Int>(0)
 
         /// Makes the multi handle and starts the thread.
         init(rules: CurlTransferRules, maximumConnectionsPerHost: Int) throws(CurlTransport.Unavailable) {
@@ -49,53 +47,56 @@
             _ = nl_curl_multi_cleanup(multi.pointer)
         }
 
+        /// How many sends this loop runs or has yet to start.
+        var load: Int { sends.load(ordering: .relaxed) }
+
         /// Hands a send to the loop.
         func submit(_ submission: CurlSubmission) {
-            inbox.withLock { $0.submissions.append(submission) }
-            _ = nl_curl_multi_wakeup(multi.pointer)
+            sends.add(1, ordering: .relaxed)
+            hand(.submit(submission))
         }
 
         /// Asks the loop to go on with a streamed transfer it paused because its reader was behind.
         func resume(_ id: Int) {
-            inbox.withLock { $0.resumptions.append(id) }
-            _ = nl_curl_multi_wakeup(multi.pointer)
+            hand(.resume(id))
         }
 
         /// Asks the loop to drop a send whose caller has already been answered.
         func cancel(_ id: Int) {
-            inbox.withLock { $0.cancellations.append(id) }
-            _ = nl_curl_multi_wakeup(multi.pointer)
+            hand(.cancel(id))
         }
 
         /// Stops the thread after it has removed every transfer and freed every easy handle.
         func shutDown() {
-            inbox.withLock { $0.isStopping = true }
-            _ = nl_curl_multi_wakeup(multi.pointer)
+            hand(.stop)
+        }
+
+        /// Adds to the inbox, and wakes the loop if it waits.
+        private func hand(_ item: CurlInbox<CurlSubmission>.Item) {
+            if inbox.withLock({ $0.add(item) }) { _ = nl_curl_multi_wakeup(multi.pointer) }
         }
 
         /// The loop thread's body.
         private func run() {
-            let transfers = CurlTransfers(multi: multi.pointer, rules: rules)
+            let transfers = CurlTransfers(multi: multi.pointer, rules: rules) {
+                self.sends.subtract(1, ordering: .relaxed)
+            }
             var running: Int32 = 0
             var ready: Int32 = 0
             while true {
-                let (submissions, cancellations, resumptions, isStopping) = inbox.withLock { inbox in
-                    defer {
-                        inbox.submissions = []
-                        inbox.cancellations = []
-                        inbox.resumptions = []
-                    }
-                    return (inbox.submissions, inbox.cancellations, inbox.resumptions, inbox.isStopping)
-                }
-                if isStopping { return transfers.removeAll() }
-                for submission in submissions { transfers.start(submission) }
-                for id in cancellations { transfers.drop(id) }
-                for id in resumptions { transfers.resume(id) }
+                let batch = inbox.withLock { $0.take() }
+                if batch.isStopping { return transfers.removeAll() }
+                for submission in batch.submissions { transfers.start(submission) }
+                for id in batch.cancellations { transfers.drop(id) }
+                for id in batch.resumptions { transfers.resume(id) }
                 repeat {
                     _ = nl_curl_multi_perform(multi.pointer, &running)
                     transfers.flushPending()
                 } while transfers.collectFinished()
+                // Work that arrived during the turn is taken at once; otherwise the next hand-over wakes the wait.
+                guard inbox.withLock({ $0.prepareToWait() }) else { continue }
                 _ = nl_curl_multi_poll(multi.pointer, 1000, &ready)
+                inbox.withLock { $0.endWait() }
             }
         }
     }
@@ -114,12 +115,15 @@
         private let connections = CurlConnections()
         /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
         private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
+        /// Called once for every send that leaves the loop: ended, dropped, or never started.
+        private let sendLeft: () -> Void
         /// How many idle easy handles are kept for reuse.
         private static let idleLimit = 32
 
-        init(multi: UnsafeMutableRawPointer, rules: CurlTransferRules) {
+        init(multi: UnsafeMutableRawPointer, rules: CurlTransferRules, sendLeft: @escaping () -> Void) {
             self.multi = multi
             self.rules = rules
+            self.sendLeft = sendLeft
             if case .blob(let pem) = rules.trustedCertificates {
                 let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
                 bytes.copyBytes(from: pem)
@@ -135,8 +139,9 @@
 
         /// Starts a send unless it ended while it waited in the inbox.
         func start(_ submission: CurlSubmission) {
-            guard !submission.state.withLock({ $0.hasEnded }) else { return }
+            guard !submission.state.withLock({ $0.hasEnded }) else { return sendLeft() }
             guard let easy = idle.popLast() ?? CurlEasyHandle() else {
+                sendLeft()
                 let error = NetworkError.transport(
                     .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
                 return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
@@ -216,6 +221,7 @@
             let id = transfer.submission.id
             if byID[id] === transfer { byID[id] = nil }
             idByHandle[transfer.easy.pointer] = nil
+            sendLeft()
             if idle.count < Self.idleLimit {
                 idle.append(transfer.easy)
             } else {
@@ -230,6 +236,7 @@
                 transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
                 transfer.submission.stream?.fail(.cancelled)
                 transfer.easy.cleanUp()
+                sendLeft()
             }
             byID = [:]
             idByHandle = [:]

@@ -11,10 +11,12 @@
     /// ```
     ///
     /// libcurl is loaded when the first transport is made (`libcurl.so.4`, which FoundationNetworking loads too); the
-    /// package neither links it nor needs its headers. One thread per transport runs every transfer with a
-    /// `curl_multi` handle; connections are kept alive and reused, HTTP/2 is used over TLS when the server offers it
-    /// (requests to one host then share a connection), and at most ``maximumConnectionsPerHost`` connections (16
-    /// by default) are opened to one host.
+    /// package neither links it nor needs its headers. ``threadCount`` threads (one per core, up to 8, by default)
+    /// run the transfers, each with its own `curl_multi` handle and connections; a send goes to the thread with the
+    /// fewest sends, so requests one after another stay on one kept-alive connection. Connections are kept alive and
+    /// reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a connection per
+    /// thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over
+    /// all threads.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
@@ -46,13 +48,16 @@
         public let maximumHeaderSize: Int
         /// The most connections open to one host at a time; further requests wait for one of them.
         public let maximumConnectionsPerHost: Int
+        /// How many threads run transfers, each with its own connections: the number asked for, or fewer when
+        /// ``maximumConnectionsPerHost`` is smaller (every thread may open one connection to a host at least).
+        public let threadCount: Int
         /// A PEM file of certificate authorities trusted in addition to the system's, or `nil`.
         public let additionalTrustedCertificates: URL?
         /// The oldest TLS version accepted; a server that offers only older ones fails with
         /// ``NetworkError/TransportFailure/insecureConnection``.
         public let minimumTLSVersion: TLSVersion
 
-        private let loop: CurlEventLoop
+        private let loops: [CurlEventLoop]
         private let deadlines = DeadlineMonitor()
         private let lastID = Locked(0)
 
@@ -66,6 +71,9 @@
         /// small next to what servers accept (nginx's default is 768 connections per worker); over HTTP/2 every
         /// request to a host shares one connection anyway.
         public static let defaultMaximumConnectionsPerHost = 16
+        /// The default number of threads: one per active core, at most 8. One thread saturates at about one core's
+        /// worth of transfers; on two cores two threads serve 64 concurrent requests faster than one.
+        public static var defaultThreadCount: Int { min(8, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
 
         /// The error of a transport that cannot be made: libcurl is missing, too old, or fails to start.
         public struct Unavailable: Error, CustomStringConvertible {
@@ -87,6 +95,8 @@
         ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
         ///     libcurl older than 7.77.0 the file replaces the system's authorities instead of adding to them.
         ///   - minimumTLSVersion: The oldest TLS version accepted. Defaults to ``TLSVersion/tls12``.
+        ///   - threadCount: How many threads run transfers. Defaults to ``defaultThreadCount``; at most
+        ///     `maximumConnectionsPerHost` are started.
         /// - Throws: ``Unavailable`` when libcurl cannot be loaded or is older than 7.68.0, or the trusted
         ///   certificates file cannot be read or holds no PEM certificate.
         public init(
@@ -95,7 +105,8 @@
             maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
             maximumConnectionsPerHost: Int = CurlTransport.defaultMaximumConnectionsPerHost,
             additionalTrustedCertificates: URL? = nil,
-            minimumTLSVersion: TLSVersion = .tls12
+            minimumTLSVersion: TLSVersion = .tls12,
+            threadCount: Int = CurlTransport.defaultThreadCount
         ) throws(Unavailable) {
             try CurlLibrary.load()
             let trusted = try additionalTrustedCertificates.map { file throws(Unavailable) in
@@ -112,11 +123,22 @@
                 maximumHeaderSize: maximumHeaderSize, trustedCertificates: trusted,
                 minimumTLSVersion: minimumTLSVersion == .tls13
                     ? Int(NLCURL_SSLVERSION_TLSv1_3) : Int(NLCURL_SSLVERSION_TLSv1_2))
-            loop = try CurlEventLoop(rules: rules, maximumConnectionsPerHost: maximumConnectionsPerHost)
+            let plan = CurlLoopPlan(threads: threadCount, maximumConnectionsPerHost: maximumConnectionsPerHost)
+            var loops: [CurlEventLoop] = []
+            for connections in plan.connectionsPerHost {
+                loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
+            }
+            self.loops = loops
+            self.threadCount = plan.loopCount
         }
 
         deinit {
-            loop.shutDown()
+            for loop in loops { loop.shutDown() }
+        }
+
+        /// The loop for the next send: the least busy one.
+        private func nextLoop() -> CurlEventLoop {
+            loops.count == 1 ? loops[0] : loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
         }
 
         /// The system's certificate authorities and those in `file`, for libcurl; it would otherwise replace the
@@ -172,10 +194,13 @@
                 id &+= 1
                 return id
             }
-            let loop = loop
+            let loop = nextLoop()
             let stream = BodyStream(label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
-            // The body keeps the transport (and so its event loop) alive for as long as it is read.
-            stream.attach(.init(resume: { self.loop.resume(id) }, cancel: { self.loop.cancel(id) }))
+            // The body keeps the transport (whose end stops its loops) alive for as long as it is read.
+            stream.attach(
+                .init(
+                    resume: { withExtendedLifetime(self) { loop.resume(id) } },
+                    cancel: { withExtendedLifetime(self) { loop.cancel(id) } }))
             let (_, response) = try await SendState<Int>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in
@@ -207,7 +232,7 @@
                 id &+= 1
                 return id
             }
-            let loop = loop
+            let loop = nextLoop()
             var pipe: ChunkPipe?
             if case .stream(let chunks) = body.source {
                 if chunks.isTaken { throw OneShotChunks.alreadySent }
@@ -231,7 +256,7 @@
                 id &+= 1
                 return id
             }
-            let loop = loop
+            let loop = nextLoop()
             return try await SendState<Int>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in

@@ -1,0 +1,73 @@
+import Testing
+
+@testable import NetworkLayer
+
+@Suite("CurlTransport's event loops, as values")
+struct CurlLoopPlanTests {
+    @Test func connectionsPerHostAreSharedOutWithoutExceedingTheLimit() {
+        #expect(CurlLoopPlan(threads: 2, maximumConnectionsPerHost: 16).connectionsPerHost == [8, 8])
+        #expect(CurlLoopPlan(threads: 3, maximumConnectionsPerHost: 16).connectionsPerHost == [6, 5, 5])
+        #expect(CurlLoopPlan(threads: 4, maximumConnectionsPerHost: 64).connectionsPerHost == [16, 16, 16, 16])
+    }
+
+    @Test func thereAreNeverMoreLoopsThanConnectionsAllowed() {
+        #expect(CurlLoopPlan(threads: 8, maximumConnectionsPerHost: 1).connectionsPerHost == [1])
+        #expect(CurlLoopPlan(threads: 8, maximumConnectionsPerHost: 3).connectionsPerHost == [1, 1, 1])
+        #expect(CurlLoopPlan(threads: 0, maximumConnectionsPerHost: 0).connectionsPerHost == [1])
+        #expect(CurlLoopPlan(threads: -2, maximumConnectionsPerHost: 6).loopCount == 1)
+    }
+
+    @Test func theNextSendGoesToTheLeastBusyLoopAndTheFirstOnATie() {
+        #expect(CurlLoopPlan.loop(forNextSendAmong: [0, 0]) == 0, "sends one after another stay on one loop")
+        #expect(CurlLoopPlan.loop(forNextSendAmong: [3, 1, 2]) == 1)
+        #expect(CurlLoopPlan.loop(forNextSendAmong: [2, 2, 1, 1]) == 2)
+        #expect(CurlLoopPlan.loop(forNextSendAmong: [5]) == 0)
+    }
+
+    @Test func aBusyLoopIsNotWoken() {
+        var inbox = CurlInbox<String>()
+        let wakes = inbox.add(.submit("first"))
+        #expect(!wakes, "the loop has not waited yet: it takes the send at its next turn")
+        let waits = inbox.prepareToWait()
+        #expect(!waits, "something arrived: the loop must not wait")
+        let batch = inbox.take()
+        #expect(batch.submissions == ["first"])
+        #expect(inbox.isEmpty)
+    }
+
+    @Test func aWaitingLoopIsWokenOnceByTheFirstItem() {
+        var inbox = CurlInbox<String>()
+        let waits = inbox.prepareToWait()
+        #expect(waits)
+        let wakes = [inbox.add(.submit("a")), inbox.add(.cancel(7)), inbox.add(.resume(9))]
+        #expect(wakes == [true, false, false], "the first item wakes the waiting loop, and only the first")
+        inbox.endWait()
+        let batch = inbox.take()
+        #expect(batch.submissions == ["a"])
+        #expect(batch.cancellations == [7])
+        #expect(batch.resumptions == [9])
+        #expect(inbox.isEmpty)
+    }
+
+    @Test func aLoopThatWaitedWithoutBeingWokenIsNotWokenLater() {
+        var inbox = CurlInbox<String>()
+        let waits = inbox.prepareToWait()
+        #expect(waits)
+        inbox.endWait()  // its wait timed out, or a socket woke it
+        let wakes = inbox.add(.submit("late"))
+        #expect(!wakes, "the loop is running: it takes the send at its next turn")
+    }
+
+    @Test func stoppingWakesTheLoopAndStays() {
+        var inbox = CurlInbox<String>()
+        let waits = inbox.prepareToWait()
+        let wakes = inbox.add(.stop)
+        #expect(waits && wakes)
+        let first = inbox.take()
+        let second = inbox.take()
+        #expect(first.isStopping)
+        #expect(second.isStopping, "a stop is never taken away")
+        let waitsAgain = inbox.prepareToWait()
+        #expect(!waitsAgain)
+    }
+}
