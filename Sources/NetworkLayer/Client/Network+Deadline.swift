@@ -13,16 +13,16 @@ extension Network {
     /// nobody waits for it to notice: a transport or a middleware that ignores cancellation cannot hold the caller
     /// past the deadline. The send's life is the transports' own ``SendState``, its deadline watched by one
     /// ``DeadlineMonitor`` for every network.
-    static func race(
+    static func race<Reply: Sendable>(
         _ request: URLRequest,
         within seconds: TimeInterval,
-        _ operation: @escaping @Sendable () async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
-        try await SendState<Task<Void, Never>>.perform(
+        _ operation: @escaping @Sendable () async throws -> Reply
+    ) async throws -> Reply {
+        try await SendState<Task<Void, Never>, Reply>.perform(
             request, within: seconds, in: .forNetworks, cancel: { $0.cancel() },
             start: { state in
                 let work = Task {
-                    let outcome: SendState<Task<Void, Never>>.Outcome
+                    let outcome: SendState<Task<Void, Never>, Reply>.Outcome
                     do {
                         outcome = .success(try await operation())
                     } catch {

@@ -11,10 +11,9 @@ extension Network {
     func decode<T: Decodable>(
         _ type: T.Type,
         from data: Data,
-        response: HTTPURLResponse,
+        statusCode status: Int,
         method: String?
     ) throws(NetworkError) -> T {
-        let status = response.statusCode
         if let nothing = StatusOnly() as? T { return nothing }
         if Self.hasNoContent(data, status: status, method: method) {
             if let empty = EmptyBody.value(of: type) { return empty }

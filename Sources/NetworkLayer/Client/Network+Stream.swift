@@ -35,7 +35,8 @@ extension Network {
     func stream(_ request: URLRequest, options: RequestOptions) async throws(NetworkError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         let slot = StreamSlot()
-        let (data, response) = try await exchange(request, options: options, streamingInto: slot)
+        let (data, received) = try await exchange(request, options: options, streamingInto: slot)
+        let response = try received.httpResponse()
         // A middleware that answered by itself left no body in the slot: its data is the body.
         let body = slot.take() ?? ResponseBody(data)
         guard acceptableStatusCodes.contains(response.statusCode) else {

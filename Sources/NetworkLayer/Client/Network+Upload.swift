@@ -47,7 +47,7 @@ extension Network {
         progress: ProgressHandler? = nil
     ) async throws(NetworkError) -> T {
         let (data, response, method) = try await uploadResponse(route, from: body, progress: progress)
-        return try decode(type, from: data, response: response, method: method)
+        return try decode(type, from: data, statusCode: response.statusCode, method: method)
     }
 
     /// Sends a route with `body` as its request body and returns the decoded value with its status and headers.
@@ -63,7 +63,8 @@ extension Network {
     ) async throws(NetworkError) -> Response<T> {
         let (data, response, method) = try await uploadResponse(route, from: body, progress: progress)
         return Response(
-            value: try decode(T.self, from: data, response: response, method: method), httpResponse: response)
+            value: try decode(T.self, from: data, statusCode: response.statusCode, method: method),
+            httpResponse: response)
     }
 
     /// Sends a route with `body` as its request body, checking only the status.
@@ -95,7 +96,8 @@ extension Network {
         body.progress = reporter
         let (data, response) = try await UploadWatchdog.run(request, within: deadline, counting: reporter) {
             [body, options = route.options] () throws(NetworkError) in
-            try await network.response(for: request, options: options, uploading: body)
+            let (data, response) = try await network.response(for: request, options: options, uploading: body)
+            return (data, try response.httpResponse())
         }
         reporter.finish()
         return (data, response, request.httpMethod)

@@ -157,11 +157,12 @@ extension Network {
         for request: URLRequest,
         options: RequestOptions,
         uploading upload: UploadBody? = nil
-    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    ) async throws(NetworkError) -> (Data, ReceivedResponse) {
         if Task.isCancelled { throw .cancelled }
         let (data, response) = try await exchange(request, options: options, uploading: upload)
         guard acceptableStatusCodes.contains(response.statusCode) else {
-            throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response.headerFields), body: data)
+            let headers = HeaderFields(try response.httpResponse().headerFields)
+            throw .unacceptableStatus(response.statusCode, headers: headers, body: data)
         }
         return (data, response)
     }
@@ -170,31 +171,37 @@ extension Network {
     /// without checking its status.
     func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
-        return try await exchange(request, options: RequestOptions(), isReplay: true)
+        let (data, response) = try await exchange(request, options: RequestOptions(), isReplay: true)
+        return (data, try response.httpResponse())
     }
 
-    /// Sends through the middleware, if any, and the transport; a streamed body goes into `slot`.
+    /// Sends through the middleware, if any, and the transport; a streamed body goes into `slot`. Without middleware,
+    /// a plain send's response comes as the transport received it, built only if asked for.
     func exchange(
         _ request: URLRequest,
         options: RequestOptions,
         isReplay: Bool = false,
         streamingInto slot: StreamSlot? = nil,
         uploading upload: UploadBody? = nil
-    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    ) async throws(NetworkError) -> (Data, ReceivedResponse) {
         if !middleware.isEmpty {
-            return try await MiddlewareChain(middleware: middleware, transport: transport)
+            let (data, response) = try await MiddlewareChain(middleware: middleware, transport: transport)
                 .send(
                     request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot,
                     uploading: upload)
+            return (data, ReceivedResponse(response))
         }
         let request = try RequestRules.check(request)
         let transport = transport
-        let exchange: @Sendable () async throws -> (Data, HTTPURLResponse) = {
-            if let upload { return try await transport.upload(alreadyChecked: request, from: upload) }
-            guard let slot else { return try await transport.send(alreadyChecked: request) }
+        let exchange: @Sendable () async throws -> (Data, ReceivedResponse) = {
+            if let upload {
+                let (data, response) = try await transport.upload(alreadyChecked: request, from: upload)
+                return (data, ReceivedResponse(response))
+            }
+            guard let slot else { return try await transport.receive(alreadyChecked: request) }
             let (body, response) = try await transport.stream(alreadyChecked: request)
             slot.put(body)
-            return (Data(), response)
+            return (Data(), ReceivedResponse(response))
         }
         do {
             if transport is any BuiltInTransport { return try await exchange() }
@@ -209,9 +216,9 @@ extension Network {
         _ type: T.Type,
         for request: URLRequest,
         options: RequestOptions
-    ) async throws(NetworkError) -> (T, HTTPURLResponse) {
+    ) async throws(NetworkError) -> (T, ReceivedResponse) {
         let (data, response) = try await response(for: request, options: options)
-        let value = try decode(type, from: data, response: response, method: request.httpMethod)
+        let value = try decode(type, from: data, statusCode: response.statusCode, method: request.httpMethod)
         return (value, response)
     }
 

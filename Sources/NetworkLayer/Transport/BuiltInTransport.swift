@@ -15,6 +15,10 @@ package protocol BuiltInTransport: Transport {
     /// Sends a request that ``RequestRules/check(_:)`` returned.
     func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse)
 
+    /// Sends a request that ``RequestRules/check(_:)`` returned, with the response as it arrived: ``CurlTransport``
+    /// leaves its `HTTPURLResponse` to be built only if asked for (see ``ReceivedResponse``).
+    func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse)
+
     /// Streams a request that ``RequestRules/check(_:)`` returned: returns at the head; the deadline covers only
     /// the time until then.
     func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
@@ -24,6 +28,12 @@ package protocol BuiltInTransport: Transport {
 }
 
 extension BuiltInTransport {
+    /// Sends with ``send(checked:)``, for a transport of this package that builds its responses as it receives them.
+    package func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse) {
+        let (data, response) = try await send(checked: request)
+        return (data, ReceivedResponse(response))
+    }
+
     /// Sends the request whole and hands over the complete body, for a transport of this package that cannot
     /// stream yet.
     package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
@@ -39,6 +49,14 @@ extension BuiltInTransport {
 }
 
 extension Transport {
+    /// Sends a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of this
+    /// package, with the response as it arrived.
+    func receive(alreadyChecked request: URLRequest) async throws -> (Data, ReceivedResponse) {
+        if let builtIn = self as? any BuiltInTransport { return try await builtIn.receive(checked: request) }
+        let (data, response) = try await send(request)
+        return (data, ReceivedResponse(response))
+    }
+
     /// Sends a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of this
     /// package.
     func send(alreadyChecked request: URLRequest) async throws -> (Data, HTTPURLResponse) {

@@ -39,8 +39,12 @@ struct RedirectChain {
 
     /// Decides about a finished response: deliver it, follow its `Location`, or fail.
     mutating func decide(response: HTTPURLResponse, policy: RedirectPolicy) -> RedirectDecision {
-        let status = response.statusCode
-        let location = response.value(forHTTPHeaderField: "Location")
+        decide(status: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), policy: policy)
+    }
+
+    /// Decides what a response with `status` and the `Location` header `location` leads to, as
+    /// ``decide(response:policy:)`` does.
+    mutating func decide(status: Int, location: String?, policy: RedirectPolicy) -> RedirectDecision {
         guard Self.isRedirect(status: status, location: location, policy: policy), let location else {
             return .deliver
         }

@@ -11,9 +11,12 @@ import Foundation
 /// Whoever learns the outcome first ends the send: the work's completion, the caller's cancellation, the deadline,
 /// the size cap or an authentication challenge. Ending resumes the caller at once; the work, if it must stop, is
 /// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
-struct SendState<Work: Sendable>: Sendable {
-    typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
-    typealias Outcome = Result<(Data, HTTPURLResponse), any Error>
+///
+/// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
+/// still in parts (``CurlTransport``, see ``ReceivedResponse``).
+struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
+    typealias Continuation = CheckedContinuation<Reply, any Error>
+    typealias Outcome = Result<Reply, any Error>
 
     /// What ending a send leaves to do once the lock is released.
     struct Ending {
@@ -76,11 +79,11 @@ struct SendState<Work: Sendable>: Sendable {
 extension Locked {
     /// Ends the send with `outcome` unless it already ended: stops its deadline watch, resumes the caller now, and
     /// hands the work, unless it finished by itself, to `cancel`.
-    func end<Work>(
-        with outcome: SendState<Work>.Outcome,
+    func end<Work, Reply>(
+        with outcome: SendState<Work, Reply>.Outcome,
         workFinished: Bool = false,
         cancel: (Work) -> Void
-    ) where Value == SendState<Work> {
+    ) where Value == SendState<Work, Reply> {
         guard let ending = withLock({ $0.end(with: outcome, workFinished: workFinished) }) else { return }
         if let deadline = ending.deadline { deadline.monitor.cancel(deadline.id) }
         ending.continuation?.resume(with: ending.outcome)
@@ -91,12 +94,12 @@ extension Locked {
 extension Locked {
     /// Ends the send with the deadline error for `request` once `seconds` have passed, counting from now, and hands
     /// its work, if still running, to `cancel`.
-    func watchDeadline<Work>(
+    func watchDeadline<Work, Reply>(
         of request: URLRequest,
         within seconds: Double,
         in monitor: DeadlineMonitor,
         cancel: @escaping @Sendable (Work) -> Void
-    ) where Value == SendState<Work> {
+    ) where Value == SendState<Work, Reply> {
         let watch = monitor.watch(seconds: seconds) {
             self.end(with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
         }
@@ -121,7 +124,7 @@ extension SendState {
         in monitor: DeadlineMonitor,
         cancel: @escaping @Sendable (Work) -> Void,
         start: (Locked<SendState>) -> Void
-    ) async throws -> (Data, HTTPURLResponse) {
+    ) async throws -> Reply {
         let state = Locked(SendState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

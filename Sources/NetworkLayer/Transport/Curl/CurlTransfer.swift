@@ -3,11 +3,15 @@
     import Foundation
     import FoundationNetworking
 
+    /// What a send of ``CurlTransport`` ends with: the body, and the response in parts, built by the caller if it asks
+    /// (never on the loop's thread, which every transfer of the loop waits for).
+    typealias CurlReply = (Data, ReceivedResponse)
+
     /// What a ``CurlTransport`` hands to its event loop: one send.
     struct CurlSubmission: Sendable {
         let id: Int
         let request: URLRequest
-        let state: Locked<SendState<Int>>
+        let state: Locked<SendState<Int, CurlReply>>
         /// Where the body goes as it arrives, for a streamed send; `nil` to collect it whole.
         var stream: BodyStream? = nil
         /// The body to upload, which travels beside the request; `nil` for a body in `request.httpBody`.
@@ -95,7 +99,7 @@
             if let headerList { nl_curl_slist_free_all(headerList) }
         }
 
-        var state: Locked<SendState<Int>> { submission.state }
+        var state: Locked<SendState<Int, CurlReply>> { submission.state }
 
         /// Sets up the easy handle for the hop `chain.current`; returns the error that makes it unsendable, if any.
         func configure() -> NetworkError? {
@@ -358,10 +362,11 @@
             guard let status = head.statusCode, let url = chain.current.url else { return }
             let fields = head.headerFields
             let location = fields.value(forHeaderField: "Location")
-            guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy),
-                let response = HTTPURLResponse(
-                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
-            else { return }
+            guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy) else {
+                return
+            }
+            let response = ReceivedResponse(
+                url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
             headDelivered = true
             state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
         }
@@ -411,16 +416,19 @@
                     url: chain.current.url)
                 return .fail(.transport(.connectionLost, underlyingError: error))
             }
-            guard let status = head.statusCode, head.isComplete, let url = chain.current.url,
-                let response = HTTPURLResponse(
-                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: head.headerFields)
-            else {
+            guard let status = head.statusCode, head.isComplete, let url = chain.current.url else {
                 return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
             }
-            switch chain.decide(response: response, policy: rules.redirectPolicy) {
+            let fields = head.headerFields
+            let location = fields.value(forHeaderField: "Location")
+            switch chain.decide(status: status, location: location, policy: rules.redirectPolicy) {
             case .follow: return .follow
             case .fail(let error): return .fail(error)
-            case .deliver: return .deliver(body, response)
+            case .deliver:
+                // The response is built by the caller, if at all, off the loop's thread.
+                let response = ReceivedResponse(
+                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
+                return .deliver(body, response)
             }
         }
 
@@ -474,7 +482,7 @@
 
     /// How a hop ended.
     enum CurlHopOutcome {
-        case deliver(Data, HTTPURLResponse)
+        case deliver(Data, ReceivedResponse)
         /// A streamed body ended, completely or with this error.
         case endBody(NetworkError?)
         case follow

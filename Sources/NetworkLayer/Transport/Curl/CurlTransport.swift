@@ -201,12 +201,13 @@
                 .init(
                     resume: { withExtendedLifetime(self) { loop.resume(id) } },
                     cancel: { withExtendedLifetime(self) { loop.cancel(id) } }))
-            let (_, response) = try await SendState<Int>.perform(
+            let (_, received) = try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
                 loop.submit(CurlSubmission(id: id, request: request, state: state, stream: stream))
             }
+            let response = try received.httpResponse()
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
         }
 
@@ -242,22 +243,28 @@
             }
             defer { pipe?.close() }
             let submissionPipe = pipe
-            return try await SendState<Int>.perform(
+            let (data, received) = try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
                 loop.submit(
                     CurlSubmission(id: id, request: request, state: state, upload: body, uploadPipe: submissionPipe))
             }
+            return (data, try received.httpResponse())
         }
 
         package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            let (data, received) = try await receive(checked: request)
+            return (data, try received.httpResponse())
+        }
+
+        package func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
             }
             let loop = nextLoop()
-            return try await SendState<Int>.perform(
+            return try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }

@@ -37,7 +37,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ task: URLSessionTask,
         request: URLRequest,
         deadline: TimeInterval,
-        state: Locked<SendState<URLSessionTask>>,
+        state: Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>,
         stream: BodyStream? = nil,
         upload: URLSessionUpload? = nil
     ) {
@@ -63,7 +63,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.allow)
         if deliversStreamedHead(response, of: dataTask) { return }
         let limit = maximumResponseSize
-        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask>>? in
+        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
             let id = dataTask.taskIdentifier
             guard response.expectedContentLength > Int64(limit) else {
                 tasks[id]?.response = response
@@ -79,7 +79,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Hands a streamed send's caller the head, unless it is a redirect the policy acts on; returns whether it did.
     private func deliversStreamedHead(_ response: URLResponse, of task: URLSessionDataTask) -> Bool {
         let policy = redirectPolicy
-        let delivered = tasks.withLock { tasks -> (Locked<SendState<URLSessionTask>>, BodyStream, HTTPURLResponse)? in
+        let delivered = tasks.withLock {
+            tasks -> (Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>, BodyStream, HTTPURLResponse)? in
             let id = task.taskIdentifier
             guard let stream = tasks[id]?.stream, let state = tasks[id]?.state,
                 let http = response as? HTTPURLResponse,
@@ -119,7 +120,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let state = tasks.withLock({ $0[dataTask.taskIdentifier]?.state }) else { return }
         if state.withLock({ $0.hasEnded }) { return unregister(dataTask) }
         let limit = maximumResponseSize
-        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask>>? in
+        let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
             let id = dataTask.taskIdentifier
             guard let received = tasks[id]?.body.count else { return nil }
             guard received + data.count <= limit else { return tasks.removeValue(forKey: id)?.state }

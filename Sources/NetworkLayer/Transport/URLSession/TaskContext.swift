@@ -10,7 +10,7 @@ struct TaskContext {
     var chain: RedirectChain
     /// The send's overall deadline in seconds, as the caller gave it (FoundationNetworking gets it rounded up).
     let deadline: TimeInterval
-    let state: Locked<SendState<URLSessionTask>>
+    let state: Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>
     /// Where the body goes as it arrives, for a streamed send.
     var stream: BodyStream?
     /// Whether a streamed send's caller has the head, so the body now goes to `stream`.

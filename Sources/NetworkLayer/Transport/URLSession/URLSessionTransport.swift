@@ -194,7 +194,7 @@ public final class URLSessionTransport: Transport {
     }
 
     package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try await SendState<URLSessionTask>.perform(
+        try await SendState<URLSessionTask, (Data, HTTPURLResponse)>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
         ) { state in
             // Creating and resuming a task wait for FoundationNetworking's work queue, which a fast or compressed
@@ -223,7 +223,7 @@ public final class URLSessionTransport: Transport {
         let stream = BodyStream(
             label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")",
             hardLimit: maximumStreamLag)
-        let (_, response) = try await SendState<URLSessionTask>.perform(
+        let (_, response) = try await SendState<URLSessionTask, (Data, HTTPURLResponse)>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
         ) { state in
             starter.async { [self] in start(request, state: state, stream: stream) }
@@ -258,7 +258,7 @@ public final class URLSessionTransport: Transport {
             upload.close()
             canceller.cancel(task)
         }
-        return try await SendState<URLSessionTask>.perform(
+        return try await SendState<URLSessionTask, (Data, HTTPURLResponse)>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: cancel
         ) { state in
             starter.async { [self] in start(request, state: state, upload: upload) }
@@ -267,7 +267,7 @@ public final class URLSessionTransport: Transport {
 
     private func start(
         _ request: URLRequest,
-        state: Locked<SendState<URLSessionTask>>,
+        state: Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>,
         stream: BodyStream? = nil,
         upload: URLSessionUpload? = nil
     ) {

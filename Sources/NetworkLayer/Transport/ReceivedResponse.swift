@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// A response as it reaches ``Network`` from a transport: an `HTTPURLResponse` already built (every transport but
+/// ``CurlTransport``, and every middleware), or the parts of one, built only when something asks for it.
+///
+/// On Linux, `HTTPURLResponse`'s initializer capitalizes every header name, compares each with `WWW-Authenticate`
+/// through `NSString` and scans the fields three more times: measured, about 12% of the CPU a small request costs
+/// ``CurlTransport``, for a response that `let value: T = try await network.send(route)` never shows. Such a send reads
+/// only the status; `Response<T>`, middleware, streams, uploads and errors get the built response, the same one
+/// they always got.
+package struct ReceivedResponse: Sendable {
+    private enum Storage: Sendable {
+        case built(HTTPURLResponse)
+        case parts(url: URL, httpVersion: String, headerFields: [String: String])
+    }
+
+    /// The HTTP status code.
+    package let statusCode: Int
+    private let storage: Storage
+
+    /// A response that is already built.
+    package init(_ response: HTTPURLResponse) {
+        statusCode = response.statusCode
+        storage = .built(response)
+    }
+
+    /// A response to build when asked for, from the parts a transport parsed.
+    package init(url: URL, statusCode: Int, httpVersion: String, headerFields: [String: String]) {
+        self.statusCode = statusCode
+        storage = .parts(url: url, httpVersion: httpVersion, headerFields: headerFields)
+    }
+
+    /// The response as Foundation has it; built from the parts on each call, so ask once.
+    ///
+    /// - Throws: ``NetworkError/TransportFailure/badResponse`` if Foundation refuses the parts (FoundationNetworking's
+    ///   initializer never does).
+    package func httpResponse() throws(NetworkError) -> HTTPURLResponse {
+        switch storage {
+        case .built(let response):
+            return response
+        case .parts(let url, let httpVersion, let headerFields):
+            guard
+                let response = HTTPURLResponse(
+                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            else {
+                throw .transport(
+                    .badResponse,
+                    underlyingError: URLError(
+                        .badServerResponse, description: "a response with status \(statusCode) that cannot be built",
+                        url: url))
+            }
+            return response
+        }
+    }
+}
