@@ -195,6 +195,16 @@ int nl_curl_default_ca_bundle(char *path, size_t capacity) {
     return found ? 0 : -1;
 }
 
+int nl_curl_default_ca_path(char *path, size_t capacity) {
+    void *easy = curl.easy_init();
+    const char *value = NULL;
+    // CURLINFO_CAPATH: string type (0x100000) + 62.
+    int code = easy ? curl.easy_getinfo(easy, 0x100000 + 62, &value) : -1;
+    int found = code == 0 && value && snprintf(path, capacity, "%s", value) < (int)capacity;
+    if (easy) curl.easy_cleanup(easy);
+    return found ? 0 : -1;
+}
+
 int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char *, int, int)) {
     return curl.easy_setopt(easy, NLCURLOPT_PREREQFUNCTION, callback);
 }

@@ -26,6 +26,7 @@ enum {
     NLCURLOPT_FOLLOWLOCATION = 52,
     NLCURLOPT_SSL_VERIFYPEER = 64,
     NLCURLOPT_CAINFO = 10065,
+    NLCURLOPT_CAPATH = 10097,
     NLCURLOPT_FRESH_CONNECT = 74,
     NLCURLOPT_HEADERFUNCTION = 20079,
     NLCURLOPT_HTTPGET = 80,
@@ -142,6 +143,8 @@ int nl_curl_easy_pause(void *easy, int bitmask);
 
 /// The CA bundle libcurl uses when told nothing (libcurl 7.84.0 and later), copied into `path`; returns 0, or -1.
 int nl_curl_default_ca_bundle(char *path, size_t capacity);
+/// The directory of hashed CA certificates libcurl uses by default (CURLINFO_CAPATH, 7.84.0 and later); 0 if known.
+int nl_curl_default_ca_path(char *path, size_t capacity);
 
 /// Looks at what waits unread at `socket`, the TLS connection of `easy` (during its pre-request callback; libcurl
 /// 7.88 answers no CURLINFO_ACTIVESOCKET there, so the caller finds the socket itself): lets

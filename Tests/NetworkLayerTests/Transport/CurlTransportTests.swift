@@ -48,17 +48,36 @@
         @Test func anExtraAuthorityIsAddedToTheSystemsNotPutInTheirPlace() throws {
             let certificates = try TestCertificates()
             guard
-                case .blob(let bundle) = try CurlTransport.trustedCertificates(
+                case .blob(let bundle, let directory) = try CurlTransport.trustedCertificates(
                     adding: certificates.authority.certificate)
             else {
                 Issue.record("libcurl 7.77 or later takes the certificates from memory")
                 return
             }
-            let system = try #require(
-                CurlLibrary.defaultCertificateBundle.flatMap { FileManager.default.contents(atPath: $0.path) })
             let added = try Data(contentsOf: certificates.authority.certificate)
-            #expect(bundle.starts(with: system))
             #expect(bundle.suffix(added.count) == added)
+            if let directory {
+                // The system's stay in their hashed directory, where libcurl looks by default; the blob that libcurl
+                // compares with every kept-alive connection's is the file's alone.
+                #expect(bundle == added)
+                #expect(directory == CurlLibrary.defaultCertificateDirectory?.path)
+                let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+                #expect(names.contains(where: CurlLibrary.isHashedCertificateName))
+            } else {
+                let system = try #require(
+                    CurlLibrary.defaultCertificateBundle.flatMap { FileManager.default.contents(atPath: $0.path) })
+                #expect(bundle.starts(with: system))
+            }
+        }
+
+        @Test func onlyCertificatesNamedByTheirHashCountAsAHashedDirectory() {
+            #expect(CurlLibrary.isHashedCertificateName("5ad8a5d6.0"))
+            #expect(CurlLibrary.isHashedCertificateName("5AD8A5D6.12"))
+            #expect(!CurlLibrary.isHashedCertificateName("ca-certificates.crt"))
+            #expect(!CurlLibrary.isHashedCertificateName("5ad8a5d6"))
+            #expect(!CurlLibrary.isHashedCertificateName("5ad8a5dg.0"))
+            #expect(!CurlLibrary.isHashedCertificateName("5ad8a5d6.r0"))
+            #expect(!CurlLibrary.isHashedCertificateName("5ad8a5d6.0.pem"))
         }
 
         @Test func aFileWithoutACertificateIsRefused() throws {

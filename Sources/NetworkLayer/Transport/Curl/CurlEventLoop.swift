@@ -124,7 +124,7 @@
             self.multi = multi
             self.rules = rules
             self.sendLeft = sendLeft
-            if case .blob(let pem) = rules.trustedCertificates {
+            if case .blob(let pem, _) = rules.trustedCertificates {
                 let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
                 bytes.copyBytes(from: pem)
                 authorities = bytes

@@ -30,6 +30,26 @@
             return usual.first { FileManager.default.isReadableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
         }
 
+        /// The directory of hashed CA certificates libcurl uses by default (what it says, 7.84.0 and later), if it
+        /// holds at least one certificate named by its subject hash ("5ad8a5d6.0"), as OpenSSL looks them up.
+        static var defaultCertificateDirectory: URL? {
+            var path = [CChar](repeating: 0, count: 4096)
+            guard nl_curl_default_ca_path(&path, path.count) == 0 else { return nil }
+            let directory = String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory),
+                names.contains(where: isHashedCertificateName)
+            else { return nil }
+            return URL(fileURLWithPath: directory, isDirectory: true)
+        }
+
+        /// Whether `name` is how OpenSSL names a certificate in a hashed directory: 8 hexadecimal digits, a dot and
+        /// a number.
+        static func isHashedCertificateName(_ name: String) -> Bool {
+            let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count == 8, !parts[1].isEmpty else { return false }
+            return parts[0].allSatisfy(\.isHexDigit) && parts[1].allSatisfy(\.isNumber)
+        }
+
         /// The version, for example "7.88.1".
         static var version: String { String(cString: nl_curl_version_text()) }
 

@@ -22,10 +22,15 @@
 
     /// The rules a transfer follows, fixed when the transport was made.
     struct CurlTransferRules: Sendable {
-        /// Certificate authorities to trust: the system's and the user's in one PEM blob, or (with a libcurl
-        /// older than 7.77.0) the user's file alone.
+        /// Certificate authorities to trust besides none: the user's in a PEM blob and the system's in their
+        /// directory of hashed certificates; or, without such a directory, the system's bundle and the user's in
+        /// one blob; or (with a libcurl older than 7.77.0) the user's file alone.
+        ///
+        /// libcurl compares a transfer's blob byte by byte with each kept-alive connection's before it reuses one,
+        /// and parses it for every new connection: a blob holding the system's bundle too (about 200 KB) cost
+        /// HTTP/1.1 over TLS at 64 concurrent about 45 µs of CPU a request, measured.
         enum TrustedCertificates: Sendable {
-            case blob(Data)
+            case blob(Data, systemDirectory: String?)
             case file(URL)
         }
 
@@ -131,7 +136,9 @@
             easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
             easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
             switch rules.trustedCertificates {
-            case .blob: if let authorities { easy.setBlob(NLCURLOPT_CAINFO_BLOB, authorities) }
+            case .blob(_, let systemDirectory):
+                if let authorities { easy.setBlob(NLCURLOPT_CAINFO_BLOB, authorities) }
+                if let systemDirectory { easy.set(NLCURLOPT_CAPATH, systemDirectory) }
             case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
             case nil: break
             }

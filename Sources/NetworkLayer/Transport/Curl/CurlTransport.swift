@@ -93,7 +93,10 @@
         ///   - maximumConnectionsPerHost: The most connections to one host. Defaults to 16.
         ///   - additionalTrustedCertificates: A PEM file of certificate authorities to trust besides the system's,
         ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
-        ///     libcurl older than 7.77.0 the file replaces the system's authorities instead of adding to them.
+        ///     libcurl older than 7.77.0 the file replaces the system's bundle instead of adding to it. With OpenSSL
+        ///     and a system directory of hashed certificates (`/etc/ssl/certs` on Debian and Ubuntu), the system's
+        ///     authorities are taken from that directory, so that only the file's are compared and parsed per
+        ///     connection.
         ///   - minimumTLSVersion: The oldest TLS version accepted. Defaults to ``TLSVersion/tls12``.
         ///   - threadCount: How many threads run transfers. Defaults to ``defaultThreadCount``; at most
         ///     `maximumConnectionsPerHost` are started.
@@ -154,8 +157,13 @@
                 throw Unavailable(reason: "the trusted certificates file \(file.path) holds no PEM certificate")
             }
             guard CurlLibrary.takesCertificateBlobs else { return .file(file) }
+            // The system's authorities stay where libcurl finds them by default when that is a directory OpenSSL
+            // looks certificates up in by hash, so that the blob libcurl compares and parses is the user's alone.
+            if CurlLibrary.tlsLibrary.hasPrefix("OpenSSL"), let directory = CurlLibrary.defaultCertificateDirectory {
+                return .blob(added, systemDirectory: directory.path)
+            }
             let system = CurlLibrary.defaultCertificateBundle.flatMap { fileContents(atPath: $0.path) }
-            return .blob((system ?? Data()) + Data("\n".utf8) + added)
+            return .blob((system ?? Data()) + Data("\n".utf8) + added, systemDirectory: nil)
         }
 
         /// The libcurl in use, for example "libcurl 7.88.1 (OpenSSL/3.0.19; HTTP/2; gzip, deflate, br, zstd)".
