@@ -72,6 +72,25 @@
             #expect(connections.socket(for: ends) == nil, "socket \(number) is gone, file \(file) is no connection")
         }
 
+        @Test func aSocketNumberTheSystemGaveToAnotherConnectionIsNeverTakenForTheFirst() throws {
+            let connections = CurlConnections()
+            let ends: CurlConnections.Endpoints
+            let number: Int32
+            do {
+                let pair = try Pair()
+                ends = try #require(CurlConnections.endpoints(of: pair.client))
+                number = pair.client
+                connections.noteOpened(ends, among: [pair.client])
+                #expect(connections.socket(for: ends) == pair.client)
+            }
+            // The connection is closed; the next one usually gets its number.
+            let next = try Pair()
+            #expect(connections.socket(for: ends) == nil, "socket \(number) is gone; \(next.client) is another one")
+            let nextEnds = try #require(CurlConnections.endpoints(of: next.client))
+            connections.noteOpened(nextEnds, among: [next.client])
+            #expect(connections.socket(for: nextEnds) == next.client)
+        }
+
         @Test func waitingInputTellsNothingFromBytesFromAClose() throws {
             let pair = try Pair()
             #expect(CurlConnectionCheck.waitingInput(at: pair.client) == .nothing)
