@@ -74,18 +74,15 @@
 
         @Test func aSocketNumberTheSystemGaveToAnotherConnectionIsNeverTakenForTheFirst() throws {
             let connections = CurlConnections()
-            let ends: CurlConnections.Endpoints
-            let number: Int32
-            do {
-                let pair = try Pair()
-                ends = try #require(CurlConnections.endpoints(of: pair.client))
-                number = pair.client
-                connections.noteOpened(ends, among: [pair.client])
-                #expect(connections.socket(for: ends) == pair.client)
-            }
-            // The connection is closed; the next one usually gets its number.
+            let pair = try Pair()
+            let ends = try #require(CurlConnections.endpoints(of: pair.client))
+            connections.noteOpened(ends, among: [pair.client])
+            #expect(connections.socket(for: ends) == pair.client)
+            // The connection closes and its number goes to another connection's socket, in one step (dup2), so that
+            // no other test's file can take the number in between.
             let next = try Pair()
-            #expect(connections.socket(for: ends) == nil, "socket \(number) is gone; \(next.client) is another one")
+            #expect(dup2(next.client, pair.client) == pair.client)
+            #expect(connections.socket(for: ends) == nil, "socket \(pair.client) is another connection's now")
             let nextEnds = try #require(CurlConnections.endpoints(of: next.client))
             connections.noteOpened(nextEnds, among: [next.client])
             #expect(connections.socket(for: nextEnds) == next.client)

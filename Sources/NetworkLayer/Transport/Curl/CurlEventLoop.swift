@@ -106,8 +106,8 @@
         let multi: UnsafeMutableRawPointer
         let rules: CurlTransferRules
         /// The trusted authorities' PEM blob, copied once here for every transfer to point at (a copy per transfer
-        /// would cost one allocation and copy of the whole system bundle per request); freed after every easy
-        /// handle, in `deinit`, which runs when the loop's thread returns from `removeAll()`.
+        /// would cost one allocation and copy of the blob per request, the whole system bundle when it is in it);
+        /// freed after every easy handle, in `deinit`, which runs when the loop's thread returns from `removeAll()`.
         private let authorities: UnsafeMutableRawBufferPointer?
         private var byID: [Int: CurlTransfer] = [:]
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]

@@ -31,13 +31,13 @@
         }
 
         /// The directory of hashed CA certificates libcurl uses by default (what it says, 7.84.0 and later), if it
-        /// holds at least one certificate named by its subject hash ("5ad8a5d6.0"), as OpenSSL looks them up.
-        static var defaultCertificateDirectory: URL? {
+        /// holds at least `count` certificates named by their subject hash ("5ad8a5d6.0"), as OpenSSL looks them up.
+        static func defaultCertificateDirectory(holding count: Int) -> URL? {
             var path = [CChar](repeating: 0, count: 4096)
             guard nl_curl_default_ca_path(&path, path.count) == 0 else { return nil }
             let directory = String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory),
-                names.contains(where: isHashedCertificateName)
+                names.count(where: isHashedCertificateName) >= max(1, count)
             else { return nil }
             return URL(fileURLWithPath: directory, isDirectory: true)
         }

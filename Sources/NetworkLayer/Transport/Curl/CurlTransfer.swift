@@ -22,9 +22,9 @@
 
     /// The rules a transfer follows, fixed when the transport was made.
     struct CurlTransferRules: Sendable {
-        /// Certificate authorities to trust besides none: the user's in a PEM blob and the system's in their
-        /// directory of hashed certificates; or, without such a directory, the system's bundle and the user's in
-        /// one blob; or (with a libcurl older than 7.77.0) the user's file alone.
+        /// Certificate authorities to trust when the user adds some: the user's in a PEM blob and the system's in
+        /// their directory of hashed certificates; or, without such a directory, the system's bundle and the
+        /// user's in one blob; or (with a libcurl older than 7.77.0) the user's file instead of the bundle.
         ///
         /// libcurl compares a transfer's blob byte by byte with each kept-alive connection's before it reuses one,
         /// and parses it for every new connection: a blob holding the system's bundle too (about 200 KB) cost

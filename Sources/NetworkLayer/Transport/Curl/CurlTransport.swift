@@ -46,7 +46,8 @@
         public let maximumResponseSize: Int
         /// The largest header block accepted, in bytes, interim responses and trailers included.
         public let maximumHeaderSize: Int
-        /// The most connections open to one host at a time; further requests wait for one of them.
+        /// The most connections open to one host at a time, over all threads: each thread may open its share
+        /// (16 over 2 threads: 8 each), and a request waits for a connection of its thread's share.
         public let maximumConnectionsPerHost: Int
         /// How many threads run transfers, each with its own connections: the number asked for, or fewer when
         /// ``maximumConnectionsPerHost`` is smaller (every thread may open one connection to a host at least).
@@ -95,9 +96,9 @@
         ///   - additionalTrustedCertificates: A PEM file of certificate authorities to trust besides the system's,
         ///     for a private CA (a company API, a staging or test server). Read once, now. Defaults to none. With a
         ///     libcurl older than 7.77.0 the file replaces the system's bundle instead of adding to it. With OpenSSL
-        ///     and a system directory of hashed certificates (`/etc/ssl/certs` on Debian and Ubuntu), the system's
-        ///     authorities are taken from that directory, so that only the file's are compared and parsed per
-        ///     connection.
+        ///     and a system directory of hashed certificates that holds as many as the bundle (`/etc/ssl/certs` on
+        ///     Debian and Ubuntu), the system's authorities are taken from that directory alone, so that libcurl
+        ///     compares and parses only the file's for each connection.
         ///   - minimumTLSVersion: The oldest TLS version accepted. Defaults to ``TLSVersion/tls12``.
         ///   - threadCount: How many threads run transfers. Defaults to ``defaultThreadCount``; at most
         ///     `maximumConnectionsPerHost` are started, and at least one.
@@ -129,8 +130,14 @@
                     ? Int(NLCURL_SSLVERSION_TLSv1_3) : Int(NLCURL_SSLVERSION_TLSv1_2))
             let plan = CurlLoopPlan(threads: threadCount, maximumConnectionsPerHost: maximumConnectionsPerHost)
             var loops: [CurlEventLoop] = []
-            for connections in plan.connectionsPerHost {
-                loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
+            do {
+                for connections in plan.connectionsPerHost {
+                    loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
+                }
+            } catch {
+                // Each started loop's thread holds its loop: stop them, or they would run for ever.
+                for loop in loops { loop.shutDown() }
+                throw error
             }
             self.loops = loops
             self.threadCount = plan.loopCount
@@ -158,12 +165,16 @@
                 throw Unavailable(reason: "the trusted certificates file \(file.path) holds no PEM certificate")
             }
             guard CurlLibrary.takesCertificateBlobs else { return .file(file) }
-            // The system's authorities stay where libcurl finds them by default when that is a directory OpenSSL
-            // looks certificates up in by hash, so that the blob libcurl compares and parses is the user's alone.
-            if CurlLibrary.tlsLibrary.hasPrefix("OpenSSL"), let directory = CurlLibrary.defaultCertificateDirectory {
+            let system = CurlLibrary.defaultCertificateBundle.flatMap { fileContents(atPath: $0.path) }
+            // The system's authorities stay where libcurl also finds them by default, when that is a directory
+            // OpenSSL looks certificates up in by hash and it holds as many as the bundle: then the blob libcurl
+            // compares and parses is the user's alone.
+            if CurlLibrary.tlsLibrary.hasPrefix("OpenSSL"),
+                let directory = CurlLibrary.defaultCertificateDirectory(
+                    holding: system.map { PEM.certificates(in: $0).count } ?? 1)
+            {
                 return .blob(added, systemDirectory: directory.path)
             }
-            let system = CurlLibrary.defaultCertificateBundle.flatMap { fileContents(atPath: $0.path) }
             return .blob((system ?? Data()) + Data("\n".utf8) + added, systemDirectory: nil)
         }
 
@@ -216,7 +227,13 @@
                 guard state.withLock({ $0.run(id) }) else { return }
                 loop.submit(CurlSubmission(id: id, request: request, state: state, stream: stream))
             }
-            let response = try received.httpResponse()
+            let response: HTTPURLResponse
+            do {
+                response = try received.httpResponse()
+            } catch {
+                loop.cancel(id)  // nobody will read the body: its transfer must not wait for a reader
+                throw error
+            }
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
         }
 
