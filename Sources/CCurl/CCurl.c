@@ -185,25 +185,19 @@ int nl_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t le
     return curl.easy_setopt(easy, option, &blob);
 }
 
-int nl_curl_default_ca_bundle(char *path, size_t capacity) {
+/// Copies a string libcurl answers for a fresh easy handle (a default it was built with) into `path`.
+static int default_string(int info, char *path, size_t capacity) {
     void *easy = curl.easy_init();
     const char *value = NULL;
-    // CURLINFO_CAINFO: string type (0x100000) + 61.
-    int code = easy ? curl.easy_getinfo(easy, 0x100000 + 61, &value) : -1;
+    int code = easy ? curl.easy_getinfo(easy, info, &value) : -1;
     int found = code == 0 && value && snprintf(path, capacity, "%s", value) < (int)capacity;
     if (easy) curl.easy_cleanup(easy);
     return found ? 0 : -1;
 }
 
-int nl_curl_default_ca_path(char *path, size_t capacity) {
-    void *easy = curl.easy_init();
-    const char *value = NULL;
-    // CURLINFO_CAPATH: string type (0x100000) + 62.
-    int code = easy ? curl.easy_getinfo(easy, 0x100000 + 62, &value) : -1;
-    int found = code == 0 && value && snprintf(path, capacity, "%s", value) < (int)capacity;
-    if (easy) curl.easy_cleanup(easy);
-    return found ? 0 : -1;
-}
+// CURLINFO_CAINFO and CURLINFO_CAPATH: string type (0x100000) + 61 and + 62.
+int nl_curl_default_ca_bundle(char *path, size_t capacity) { return default_string(0x100000 + 61, path, capacity); }
+int nl_curl_default_ca_path(char *path, size_t capacity) { return default_string(0x100000 + 62, path, capacity); }
 
 int nl_curl_easy_setopt_prereq(void *easy, int (*callback)(void *, char *, char *, int, int)) {
     return curl.easy_setopt(easy, NLCURLOPT_PREREQFUNCTION, callback);

@@ -19,10 +19,7 @@
         /// The CA bundle libcurl uses by default: what it says (7.84.0 and later), else the first of the usual
         /// places that exists.
         static var defaultCertificateBundle: URL? {
-            var path = [CChar](repeating: 0, count: 4096)
-            if nl_curl_default_ca_bundle(&path, path.count) == 0 {
-                return URL(fileURLWithPath: String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
-            }
+            if let path = defaultPath(nl_curl_default_ca_bundle) { return URL(fileURLWithPath: path) }
             let usual = [
                 "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/ca-bundle.pem",
                 "/etc/ssl/cert.pem",
@@ -33,13 +30,18 @@
         /// The directory of hashed CA certificates libcurl uses by default (what it says, 7.84.0 and later), if it
         /// holds at least `count` certificates named by their subject hash ("5ad8a5d6.0"), as OpenSSL looks them up.
         static func defaultCertificateDirectory(holding count: Int) -> URL? {
-            var path = [CChar](repeating: 0, count: 4096)
-            guard nl_curl_default_ca_path(&path, path.count) == 0 else { return nil }
-            let directory = String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory),
+            guard let directory = defaultPath(nl_curl_default_ca_path),
+                let names = try? FileManager.default.contentsOfDirectory(atPath: directory),
                 names.count(where: isHashedCertificateName) >= max(1, count)
             else { return nil }
             return URL(fileURLWithPath: directory, isDirectory: true)
+        }
+
+        /// A path libcurl was built with, as `read` copies it out (0 when it knows one).
+        private static func defaultPath(_ read: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> String? {
+            var path = [CChar](repeating: 0, count: 4096)
+            guard read(&path, path.count) == 0 else { return nil }
+            return String(decoding: path.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
         }
 
         /// Whether `name` is how OpenSSL names a certificate in a hashed directory: 8 hexadecimal digits, a dot and

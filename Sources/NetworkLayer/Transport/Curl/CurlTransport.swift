@@ -149,7 +149,7 @@
 
         /// The loop for the next send: the least busy one.
         private func nextLoop() -> CurlEventLoop {
-            loops.count == 1 ? loops[0] : loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
+            loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
         }
 
         /// The system's certificate authorities and those in `file`, for libcurl; it would otherwise replace the
