@@ -3,9 +3,14 @@
 #if defined(__linux__)
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 // libcurl's variadic entry points are called through pointers of their own variadic type: the arguments are then
 // passed exactly as curl.h's prototypes pass them, on every ABI (x86_64 and aarch64 differ for variadic calls).
@@ -50,9 +55,8 @@ static struct {
     multi_setopt_fn multi_setopt;
     int (*multi_add_handle)(void *, void *);
     int (*multi_remove_handle)(void *, void *);
-    int (*multi_perform)(void *, int *);
-    int (*multi_poll)(void *, void *, unsigned int, int, int *);
-    int (*multi_wakeup)(void *);
+    int (*multi_socket_action)(void *, int, int, int *);
+    int (*multi_timeout)(void *, long *);
     multi_message *(*multi_info_read)(void *, int *);
 } curl;
 
@@ -129,9 +133,8 @@ static void load(void) {
     LOAD(multi_setopt, "curl_multi_setopt");
     LOAD(multi_add_handle, "curl_multi_add_handle");
     LOAD(multi_remove_handle, "curl_multi_remove_handle");
-    LOAD(multi_perform, "curl_multi_perform");
-    LOAD(multi_poll, "curl_multi_poll");
-    LOAD(multi_wakeup, "curl_multi_wakeup");
+    LOAD(multi_socket_action, "curl_multi_socket_action");
+    LOAD(multi_timeout, "curl_multi_timeout");
     LOAD(easy_pause, "curl_easy_pause");
     LOAD(multi_info_read, "curl_multi_info_read");
     // dlsym on libcurl's handle searches its dependencies too.
@@ -264,11 +267,142 @@ int nl_curl_multi_setopt_long(void *multi, int option, long value) {
 }
 int nl_curl_multi_add_handle(void *multi, void *easy) { return curl.multi_add_handle(multi, easy); }
 int nl_curl_multi_remove_handle(void *multi, void *easy) { return curl.multi_remove_handle(multi, easy); }
-int nl_curl_multi_perform(void *multi, int *running) { return curl.multi_perform(multi, running); }
-int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
-    return curl.multi_poll(multi, NULL, 0, timeout_ms, ready);
+
+// MARK: The poller: libcurl's socket interface on an epoll set of the loop's own
+
+struct nl_curl_poller {
+    void *multi;
+    int epoll;
+    int wake;  // an eventfd in the set, written to wake the wait
+    // What the set holds for each socket number below `capacity`: SOCKET_ABSENT, SOCKET_WATCHED, or SOCKET_RESTING
+    // (libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs
+    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD). Touched only by whoever drives the loop.
+    unsigned char *sockets;
+    int capacity;
+};
+
+enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2 };
+
+/// The entry for `socket`, growing the table as needed; NULL past a million sockets or without memory (then the
+/// socket is added and removed each time).
+static unsigned char *socket_entry(struct nl_curl_poller *poller, int socket) {
+    if (socket < 0 || socket >= (1 << 20)) return NULL;
+    if (socket >= poller->capacity) {
+        int capacity = poller->capacity ? poller->capacity : 256;
+        while (capacity <= socket) capacity *= 2;
+        unsigned char *grown = realloc(poller->sockets, (size_t)capacity);
+        if (!grown) return NULL;
+        memset(grown + poller->capacity, SOCKET_ABSENT, (size_t)(capacity - poller->capacity));
+        poller->sockets = grown;
+        poller->capacity = capacity;
+    }
+    return &poller->sockets[socket];
 }
-int nl_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
+
+// CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN 1, OUT 2, INOUT 3,
+// REMOVE 4). epoll_ctl may be called from any thread, also while another waits on the set. A socket libcurl stops
+// watching rests in the set; if it then turns ready (a kept-alive connection closed, or sent something unasked),
+// ``nl_curl_poller_act`` takes it out instead of telling libcurl. A socket number that was closed and given to a new
+// socket has left the set with the old one (the kernel removes a closed file), so a failed MOD becomes an ADD.
+static int watch_socket(void *easy, int socket, int what, void *user, void *assigned) {
+    (void)easy;
+    (void)assigned;
+    struct nl_curl_poller *poller = user;
+    unsigned char *entry = socket_entry(poller, socket);
+    if (what == 4) {
+        if (entry && *entry == SOCKET_WATCHED) {
+            *entry = SOCKET_RESTING;
+        } else if (!entry) {
+            epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+        }
+        return 0;
+    }
+    struct epoll_event event = {0};
+    event.events = ((what & 1) ? EPOLLIN : 0) | ((what & 2) ? EPOLLOUT : 0);
+    event.data.fd = socket;
+    int done = entry && *entry != SOCKET_ABSENT && epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) == 0;
+    if (!done && epoll_ctl(poller->epoll, EPOLL_CTL_ADD, socket, &event) != 0 &&
+        (errno != EEXIST || epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) != 0)) {
+        if (entry) *entry = SOCKET_ABSENT;
+        return -1;
+    }
+    if (entry) *entry = SOCKET_WATCHED;
+    return 0;
+}
+
+// CURLMOPT_SOCKETFUNCTION 20001, CURLMOPT_SOCKETDATA 10002.
+struct nl_curl_poller *nl_curl_poller_create(void *multi) {
+    struct nl_curl_poller *poller = calloc(1, sizeof *poller);
+    if (!poller) return NULL;
+    poller->multi = multi;
+    poller->epoll = epoll_create1(EPOLL_CLOEXEC);
+    poller->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event event = {0};
+    event.events = EPOLLIN;
+    event.data.fd = poller->wake;
+    if (poller->epoll < 0 || poller->wake < 0 || epoll_ctl(poller->epoll, EPOLL_CTL_ADD, poller->wake, &event) != 0 ||
+        curl.multi_setopt(multi, 20001, watch_socket) != 0 || curl.multi_setopt(multi, 10002, poller) != 0) {
+        if (poller->epoll >= 0) close(poller->epoll);
+        if (poller->wake >= 0) close(poller->wake);
+        free(poller);
+        return NULL;
+    }
+    return poller;
+}
+
+void nl_curl_poller_free(struct nl_curl_poller *poller) {
+    close(poller->epoll);
+    close(poller->wake);
+    free(poller->sockets);
+    free(poller);
+}
+
+int nl_curl_poller_act(struct nl_curl_poller *poller, int socket, int actions) {
+    unsigned char *entry = socket < poller->capacity && socket >= 0 ? &poller->sockets[socket] : NULL;
+    if (entry && *entry == SOCKET_RESTING) {
+        epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+        *entry = SOCKET_ABSENT;
+        return 0;
+    }
+    int running = 0;
+    return curl.multi_socket_action(poller->multi, socket, actions, &running);
+}
+
+int nl_curl_poller_wait(struct nl_curl_poller *poller, int timeout_ms, int *sockets, int *actions, int capacity) {
+    struct epoll_event events[64];
+    int ready = epoll_wait(poller->epoll, events, capacity < 64 ? capacity : 64, timeout_ms);
+    if (ready < 0) return errno == EINTR ? 0 : -1;
+    int count = 0;
+    for (int index = 0; index < ready; index++) {
+        if (events[index].data.fd == poller->wake) {
+            uint64_t value;
+            (void)!read(poller->wake, &value, sizeof value);
+            continue;
+        }
+        uint32_t flags = events[index].events;
+        // CURL_CSELECT_IN 1, OUT 2, ERR 4; a hang-up is read as input, where libcurl finds the end.
+        sockets[count] = events[index].data.fd;
+        actions[count] = ((flags & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? 1 : 0) | ((flags & EPOLLOUT) ? 2 : 0) |
+                         ((flags & EPOLLERR) ? 4 : 0);
+        count++;
+    }
+    return count;
+}
+
+void nl_curl_poller_wake(struct nl_curl_poller *poller) {
+    uint64_t one = 1;
+    (void)!write(poller->wake, &one, sizeof one);
+}
+
+int nl_curl_multi_socket_action(void *multi, int socket, int actions) {
+    int running = 0;
+    return curl.multi_socket_action(multi, socket, actions, &running);
+}
+
+long nl_curl_multi_timeout(void *multi) {
+    long timeout = -1;
+    return curl.multi_timeout(multi, &timeout) == 0 ? timeout : -1;
+}
 
 int nl_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 

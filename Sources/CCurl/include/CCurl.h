@@ -83,6 +83,7 @@ enum {
     NLCURL_WRITEFUNC_ERROR = 0,
     NLCURL_VERSION_HTTP2 = 1 << 16,
     NLCURL_VERSION_LIBZ = 1 << 3,
+    NLCURL_VERSION_ASYNCHDNS = 1 << 7,
     NLCURL_VERSION_BROTLI = 1 << 23,
     NLCURL_VERSION_ZSTD = 1 << 26,
 };
@@ -127,9 +128,28 @@ int nl_curl_multi_cleanup(void *multi);
 int nl_curl_multi_setopt_long(void *multi, int option, long value);
 int nl_curl_multi_add_handle(void *multi, void *easy);
 int nl_curl_multi_remove_handle(void *multi, void *easy);
-int nl_curl_multi_perform(void *multi, int *running);
-int nl_curl_multi_poll(void *multi, int timeout_ms, int *ready);
-int nl_curl_multi_wakeup(void *multi);
+/// curl_multi_socket_action: `socket` is ready for `actions` (NLCURL_CSELECT_ bits), or NLCURL_SOCKET_TIMEOUT for
+/// libcurl's timer.
+int nl_curl_multi_socket_action(void *multi, int socket, int actions);
+/// curl_multi_timeout: milliseconds until libcurl's timer wants NLCURL_SOCKET_TIMEOUT, 0 for now, -1 for never.
+long nl_curl_multi_timeout(void *multi);
+#define NLCURL_SOCKET_TIMEOUT (-1)
+
+/// An epoll set that a multi handle's socket callback keeps up to date, with an eventfd of its own to wake a wait:
+/// any thread may change the set while another waits on it.
+typedef struct nl_curl_poller nl_curl_poller;
+/// Makes the set and installs it as `multi`'s CURLMOPT_SOCKETFUNCTION; NULL if a system call or libcurl fails.
+nl_curl_poller *nl_curl_poller_create(void *multi);
+/// Closes the set; only after `curl_multi_cleanup`, which may still tell it about sockets.
+void nl_curl_poller_free(nl_curl_poller *poller);
+/// Waits up to `timeout_ms` (-1: no limit) for sockets to be ready or for a wake-up; writes up to `capacity`
+/// ready sockets and their NLCURL_CSELECT_ bits (IN 1, OUT 2, ERR 4). Returns how many, or -1.
+int nl_curl_poller_wait(nl_curl_poller *poller, int timeout_ms, int *sockets, int *actions, int capacity);
+/// Lets libcurl act on `socket`, which the wait found ready for `actions`; a socket libcurl stopped watching, which
+/// rests in the set, is taken out of it instead. Only by whoever drives the multi handle.
+int nl_curl_poller_act(nl_curl_poller *poller, int socket, int actions);
+/// Ends the current or the next wait at once; callable from any thread.
+void nl_curl_poller_wake(nl_curl_poller *poller);
 
 /// curl_easy_pause: NLCURLPAUSE_CONT lets a transfer its write callback paused go on.
 int nl_curl_easy_pause(void *easy, int bitmask);

@@ -24,6 +24,37 @@ struct CurlLoopPlanTests {
         #expect(CurlLoopPlan.loop(forNextSendAmong: [5]) == 0)
     }
 
+    @Test func aCallerStartsItsSendOnlyWhenItIsTheLoopsOnlyOne() {
+        #expect(CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, resolvesAsynchronously: true))
+        #expect(
+            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 1, resolvesAsynchronously: true),
+            "under load the loop's thread starts every send")
+        #expect(
+            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, resolvesAsynchronously: false),
+            "a resolver that blocks would block one of Swift's cooperative threads")
+    }
+
+    @Test func aLoopWaitsUntilLibcurlsTimerAndNoLongerThanItsLimit() {
+        #expect(CurlLoopPlan.wait(forTimer: -1, longest: 1000) == 1000, "no timer: the limit")
+        #expect(CurlLoopPlan.wait(forTimer: 0, longest: 1000) == 0)
+        #expect(CurlLoopPlan.wait(forTimer: 250, longest: 1000) == 250)
+        #expect(CurlLoopPlan.wait(forTimer: 60_000, longest: 1000) == 1000)
+        #expect(CurlLoopPlan.wait(forTimer: Int.max, longest: 1000) == 1000)
+    }
+
+    @Test func aWaitingLoopIsWokenOnlyForATimerBeforeItsWaitEnds() {
+        let now: UInt64 = 5_000_000_000
+        let waitEnds = now + 1_000_000_000  // a wait of one second
+        #expect(CurlLoopPlan.mustWake(forTimer: 0, now: now, waitEnds: waitEnds), "due at once")
+        #expect(CurlLoopPlan.mustWake(forTimer: 999, now: now, waitEnds: waitEnds))
+        #expect(!CurlLoopPlan.mustWake(forTimer: 1000, now: now, waitEnds: waitEnds), "the wait ends then anyway")
+        #expect(!CurlLoopPlan.mustWake(forTimer: 30_000, now: now, waitEnds: waitEnds))
+        #expect(!CurlLoopPlan.mustWake(forTimer: -1, now: now, waitEnds: waitEnds), "no timer")
+        #expect(
+            !CurlLoopPlan.mustWake(forTimer: 5, now: now, waitEnds: now - 1),
+            "a wait that already ended: the loop is about to take its turn")
+    }
+
     @Test func aBusyLoopIsNotWoken() {
         var inbox = CurlInbox<String>()
         let wakes = inbox.add(.submit("first"))

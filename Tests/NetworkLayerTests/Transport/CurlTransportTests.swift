@@ -41,6 +41,28 @@
             #expect(server.acceptedConnections == 4)
         }
 
+        @Test func sendsOneAfterAnotherLeaveFromTheirCallersOnOneKeptAliveConnection() async throws {
+            let server = try TestHTTPServer { _ in .json(aliceJSON) }
+            defer { server.stop() }
+            let transport = try CurlTransport(threadCount: 1)
+            let network = Network(transport: transport)
+            let url = server.baseURL.appendingPathComponent("users/1").absoluteString
+            for _ in 0..<20 {
+                let user: User = try await network.send(TestRoute(url))
+                #expect(user == alice)
+            }
+            #expect(server.requests.count == 20)
+            // The connection rests in the loop's epoll set between requests, and is watched again for each.
+            #expect(server.acceptedConnections == 1)
+            if CurlLibrary.resolvesAsynchronously {
+                // A send that finds its loop waiting leaves from the caller's thread; one that finds the loop still
+                // finishing the last response's turn is left for the loop's thread.
+                #expect((1...20).contains(transport.sendsStartedByCallers))
+            } else {
+                #expect(transport.sendsStartedByCallers == 0)
+            }
+        }
+
         @Test func aTransportHasNoMoreThreadsThanConnectionsPerHost() throws {
             #expect(try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 4).threadCount == 1)
         }

@@ -9,7 +9,7 @@
     /// again by the connection's addresses when the connection is reused. Each entry keeps its socket's inode too,
     /// checked whenever it is found (one `fstat`, where asking the addresses again took two system calls and four
     /// strings per request): an entry that outlived its connection, whose number the system gave to another socket
-    /// or file, is never taken for it. Only the loop thread uses it.
+    /// or file, is never taken for it. Only whoever drives the loop uses it.
     final class CurlConnections {
         /// A TCP connection's two ends, as libcurl reports them and as the system does.
         struct Endpoints: Hashable {

@@ -61,6 +61,10 @@
         /// Whether libcurl was built with HTTP/2.
         static var supportsHTTP2: Bool { nl_curl_features() & Int32(NLCURL_VERSION_HTTP2) != 0 }
 
+        /// Whether libcurl resolves host names without blocking the thread that drives it (its threaded resolver or
+        /// c-ares): then a caller's thread may start its own transfer.
+        static var resolvesAsynchronously: Bool { nl_curl_features() & Int32(NLCURL_VERSION_ASYNCHDNS) != 0 }
+
         /// The content codings libcurl decodes, as it would list them in `Accept-Encoding`.
         static var contentCodings: [String] {
             let features = nl_curl_features()

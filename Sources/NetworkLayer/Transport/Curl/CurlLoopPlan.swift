@@ -26,4 +26,25 @@ struct CurlLoopPlan: Equatable {
         }
         return chosen
     }
+
+    /// Whether a caller starts its own send (when it finds the loop waiting) rather than leave it in the inbox for
+    /// the loop's thread: only when the send is the loop's only one, so that under load the loop's thread starts
+    /// every send and callers do not take turns with it for the loop; and only when libcurl resolves host names
+    /// without blocking the thread that drives it, since a caller's thread is one of Swift's cooperative threads.
+    static func callerStartsSend(sendsAlreadyOnLoop: Int, resolvesAsynchronously: Bool) -> Bool {
+        resolvesAsynchronously && sendsAlreadyOnLoop == 0
+    }
+
+    /// How long a loop waits for its sockets, in milliseconds, when libcurl wants its timer in `timer` milliseconds
+    /// (-1: libcurl has no timer set): until the timer, and never longer than `longest`.
+    static func wait(forTimer timer: Int, longest: Int32) -> Int32 {
+        timer < 0 ? longest : Int32(min(timer, Int(longest)))
+    }
+
+    /// Whether a caller that started a send while the loop waits must wake the loop: libcurl now wants its timer in
+    /// `timer` milliseconds (-1: none), and that is before the wait, which ends at `waitEnds`, ends by itself.
+    /// Times are in nanoseconds on one monotonic clock.
+    static func mustWake(forTimer timer: Int, now: UInt64, waitEnds: UInt64) -> Bool {
+        timer >= 0 && now + UInt64(timer) * 1_000_000 < waitEnds
+    }
 }

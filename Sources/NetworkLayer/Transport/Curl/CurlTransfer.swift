@@ -4,7 +4,7 @@
     import FoundationNetworking
 
     /// What a send of ``CurlTransport`` ends with: the body, and the response in parts, built by the caller if it asks
-    /// (never on the loop's thread, which every transfer of the loop waits for).
+    /// (never while driving the loop, which every transfer of the loop waits for).
     typealias CurlReply = (Data, ReceivedResponse)
 
     /// What a ``CurlTransport`` hands to its event loop: one send.
@@ -41,8 +41,8 @@
         let minimumTLSVersion: Int
     }
 
-    /// One send on the event loop's thread: its redirect chain, the easy handle of the hop running now, and what has
-    /// arrived of the response. Only the loop thread touches it.
+    /// One send on an event loop: its redirect chain, the easy handle of the hop running now, and what has arrived of
+    /// the response. Only whoever drives the loop touches it (``CurlDriver``).
     final class CurlTransfer {
         /// Why the transport ended a transfer from one of its callbacks.
         enum Abort {
@@ -256,7 +256,7 @@
         /// per 512 KiB, as many as the reader's buffer holds before the transfer pauses.
         static let streamChunkSize = 512 * 1024
 
-        // MARK: Callbacks, on the loop thread while libcurl runs the transfer
+        // MARK: Callbacks, on the thread that drives the loop while libcurl runs the transfer
 
         /// Whether nobody waits for the transfer any more: its caller was answered (before the head), or the reader
         /// of its streamed body is gone.
@@ -432,7 +432,7 @@
             case .follow: return .follow
             case .fail(let error): return .fail(error)
             case .deliver:
-                // The response is built by the caller, if at all, off the loop's thread.
+                // The caller builds the response, if it needs one, after the loop has let go of the transfer.
                 let response = ReceivedResponse(
                     url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
                 return .deliver(body, response)

@@ -147,6 +147,9 @@
             for loop in loops { loop.shutDown() }
         }
 
+        /// How many sends their callers started on a waiting loop, rather than its thread, for tests.
+        package var sendsStartedByCallers: Int { loops.reduce(0) { $0 + $1.sendsStartedByCallers } }
+
         /// The loop for the next send: the least busy one.
         private func nextLoop() -> CurlEventLoop {
             loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
