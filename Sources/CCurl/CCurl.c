@@ -279,6 +279,10 @@ struct nl_curl_poller {
     // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD). Touched only by whoever drives the loop.
     unsigned char *sockets;
     int capacity;
+    // The easy handles whose socket could not be watched (epoll_ctl failed), for the driver to fail: the socket
+    // callback returns 0 regardless, since -1 would make libcurl give up on every transfer of the multi handle.
+    void *unwatched[16];
+    int unwatched_count;
 };
 
 enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2 };
@@ -302,17 +306,17 @@ static unsigned char *socket_entry(struct nl_curl_poller *poller, int socket) {
 // CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN 1, OUT 2, INOUT 3,
 // REMOVE 4). epoll_ctl may be called from any thread, also while another waits on the set. A socket libcurl stops
 // watching rests in the set; if it then turns ready (a kept-alive connection closed, or sent something unasked),
-// ``nl_curl_poller_act`` takes it out instead of telling libcurl. A socket number that was closed and given to a new
-// socket has left the set with the old one (the kernel removes a closed file), so a failed MOD becomes an ADD.
+// ``nl_curl_poller_act`` takes it out instead of telling libcurl; libcurl closes its sockets through
+// ``close_socket``, which takes them out first. A failed MOD (the number belonged to a socket closed behind
+// libcurl's back) becomes an ADD.
 static int watch_socket(void *easy, int socket, int what, void *user, void *assigned) {
-    (void)easy;
     (void)assigned;
     struct nl_curl_poller *poller = user;
     unsigned char *entry = socket_entry(poller, socket);
     if (what == 4) {
         if (entry && *entry == SOCKET_WATCHED) {
             *entry = SOCKET_RESTING;
-        } else if (!entry) {
+        } else if (!entry || *entry == SOCKET_ABSENT) {
             epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
         }
         return 0;
@@ -324,10 +328,35 @@ static int watch_socket(void *easy, int socket, int what, void *user, void *assi
     if (!done && epoll_ctl(poller->epoll, EPOLL_CTL_ADD, socket, &event) != 0 &&
         (errno != EEXIST || epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) != 0)) {
         if (entry) *entry = SOCKET_ABSENT;
-        return -1;
+        if (easy && poller->unwatched_count < (int)(sizeof poller->unwatched / sizeof *poller->unwatched)) {
+            poller->unwatched[poller->unwatched_count++] = easy;
+        }
+        return 0;
     }
     if (entry) *entry = SOCKET_WATCHED;
     return 0;
+}
+
+// CURLOPT_CLOSESOCKETFUNCTION: libcurl closes one of its sockets. A socket at rest is still in the set, and would
+// stay there while another process holds a copy of it (libcurl opens sockets without SOCK_CLOEXEC): it is taken out
+// first. libcurl keeps this callback with each connection, and closes the last ones in curl_multi_cleanup, before
+// the poller is freed.
+static int close_socket(void *user, int socket) {
+    struct nl_curl_poller *poller = user;
+    unsigned char *entry = socket < poller->capacity && socket >= 0 ? &poller->sockets[socket] : NULL;
+    if (!entry || *entry != SOCKET_ABSENT) epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+    if (entry) *entry = SOCKET_ABSENT;
+    return close(socket);
+}
+
+// CURLOPT_CLOSESOCKETFUNCTION 20208, CURLOPT_CLOSESOCKETDATA 10209.
+int nl_curl_easy_close_sockets_through(void *easy, struct nl_curl_poller *poller) {
+    int code = curl.easy_setopt(easy, 20208, close_socket);
+    return code != 0 ? code : curl.easy_setopt(easy, 10209, poller);
+}
+
+void *nl_curl_poller_next_unwatched(struct nl_curl_poller *poller) {
+    return poller->unwatched_count > 0 ? poller->unwatched[--poller->unwatched_count] : NULL;
 }
 
 // CURLMOPT_SOCKETFUNCTION 20001, CURLMOPT_SOCKETDATA 10002.
@@ -371,7 +400,12 @@ int nl_curl_poller_act(struct nl_curl_poller *poller, int socket, int actions) {
 int nl_curl_poller_wait(struct nl_curl_poller *poller, int timeout_ms, int *sockets, int *actions, int capacity) {
     struct epoll_event events[64];
     int ready = epoll_wait(poller->epoll, events, capacity < 64 ? capacity : 64, timeout_ms);
-    if (ready < 0) return errno == EINTR ? 0 : -1;
+    if (ready < 0) {
+        if (errno == EINTR) return 0;
+        // The set itself is broken (its descriptor closed behind our back): waiting again at once would spin.
+        usleep(10000);
+        return -1;
+    }
     int count = 0;
     for (int index = 0; index < ready; index++) {
         if (events[index].data.fd == poller->wake) {

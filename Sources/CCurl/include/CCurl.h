@@ -143,8 +143,14 @@ nl_curl_poller *nl_curl_poller_create(void *multi);
 /// Closes the set; only after `curl_multi_cleanup`, which may still tell it about sockets.
 void nl_curl_poller_free(nl_curl_poller *poller);
 /// Waits up to `timeout_ms` (-1: no limit) for sockets to be ready or for a wake-up; writes up to `capacity`
-/// ready sockets and their NLCURL_CSELECT_ bits (IN 1, OUT 2, ERR 4). Returns how many, or -1.
+/// ready sockets and their NLCURL_CSELECT_ bits (IN 1, OUT 2, ERR 4). Returns how many, or -1 (after a pause of
+/// 10 ms, so that a broken set costs no spin).
 int nl_curl_poller_wait(nl_curl_poller *poller, int timeout_ms, int *sockets, int *actions, int capacity);
+/// Makes libcurl close the sockets that `easy` opens through `poller`, which first takes them out of its set.
+int nl_curl_easy_close_sockets_through(void *easy, nl_curl_poller *poller);
+/// An easy handle one of whose sockets could not be added to the set (so it would wait for ever), or NULL; each
+/// once. Only by whoever drives the multi handle.
+void *nl_curl_poller_next_unwatched(nl_curl_poller *poller);
 /// Lets libcurl act on `socket`, which the wait found ready for `actions`; a socket libcurl stopped watching, which
 /// rests in the set, is taken out of it instead. Only by whoever drives the multi handle.
 int nl_curl_poller_act(nl_curl_poller *poller, int socket, int actions);

@@ -24,13 +24,16 @@ struct CurlLoopPlanTests {
         #expect(CurlLoopPlan.loop(forNextSendAmong: [5]) == 0)
     }
 
-    @Test func aCallerStartsItsSendOnlyWhenItIsTheLoopsOnlyOne() {
-        #expect(CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, resolvesAsynchronously: true))
+    @Test func aCallerStartsItsSendOnlyWhenItIsTheLoopsOnlyOneAndSendsNoBody() {
+        #expect(CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, uploads: false, resolvesAsynchronously: true))
         #expect(
-            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 1, resolvesAsynchronously: true),
+            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 1, uploads: false, resolvesAsynchronously: true),
             "under load the loop's thread starts every send")
         #expect(
-            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, resolvesAsynchronously: false),
+            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, uploads: true, resolvesAsynchronously: true),
+            "an upload reads its file and calls its progress closure on the thread that drives the loop")
+        #expect(
+            !CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, uploads: false, resolvesAsynchronously: false),
             "a resolver that blocks would block one of Swift's cooperative threads")
     }
 

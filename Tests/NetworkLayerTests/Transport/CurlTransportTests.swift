@@ -63,6 +63,34 @@
             }
         }
 
+        @Test func aKeptAliveConnectionThatTheServerClosesDoesNotKeepWakingTheLoop() async throws {
+            // Each reply is followed by a close nobody announced (no `Connection: close`): libcurl keeps the
+            // connection, its socket rests in the loop's epoll set, and the close makes it readable there.
+            let reply =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(aliceJSON.utf8.count)\r\n\r\n"
+                + aliceJSON
+            let closing = try TestHTTPServer { _ in .raw(Data(reply.utf8)) }
+            defer { closing.stop() }
+            let slow = try TestHTTPServer { _ in .delayed(milliseconds: 300, .json(aliceJSON)) }
+            defer { slow.stop() }
+            let transport = try CurlTransport(threadCount: 1)
+            let network = Network(transport: transport)
+            let closingURL = closing.baseURL.appendingPathComponent("users/1").absoluteString
+            let slowURL = slow.baseURL.appendingPathComponent("users/1").absoluteString
+            for _ in 0..<3 {
+                let user: User = try await network.send(TestRoute(closingURL))
+                #expect(user == alice)
+                // While the other server takes its time, the closed connection must not wake the loop again and
+                // again (a loop that spins takes thousands of turns in 300 ms).
+                let before = transport.turns
+                let other: User = try await network.send(TestRoute(slowURL))
+                #expect(other == alice)
+                #expect(transport.turns - before < 100)
+            }
+            #expect(
+                closing.acceptedConnections == 3, "after each close the next request went out on a fresh connection")
+        }
+
         @Test func aTransportHasNoMoreThreadsThanConnectionsPerHost() throws {
             #expect(try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 4).threadCount == 1)
         }

@@ -3,7 +3,7 @@
 
     /// A libcurl easy handle with its error buffer, reused from one transfer to the next by the event loop.
     ///
-    /// Only whoever drives its loop uses it; ``cleanUp()`` frees both, and the loop calls it exactly once per handle.
+    /// Only whoever drives its loop uses it; ``cleanUp()`` frees both, and whoever drives the loop calls it exactly once per handle.
     final class CurlEasyHandle {
         let pointer: UnsafeMutableRawPointer
         let errorBuffer: UnsafeMutablePointer<CChar>

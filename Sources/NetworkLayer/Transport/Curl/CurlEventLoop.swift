@@ -18,6 +18,8 @@
     final class CurlLoad: Sendable {
         let sends = Atomic<Int>(0)
         let startedByCallers = Atomic<Int>(0)
+        /// How many turns the loop's thread has taken, for tests (a loop that spins takes thousands a second).
+        let turns = Atomic<Int>(0)
     }
 
     /// The right to drive one loop's multi handle: whoever holds it (the loop's thread during a turn, or a caller
@@ -26,7 +28,8 @@
     ///
     /// Why `@unchecked Sendable` is sound: `transfers` is reached only through ``drive(_:)`` and
     /// ``driveIfFree(_:)``, between `lock()` and `unlock()` of the one lock, so no two threads ever touch it (or
-    /// libcurl's handles it owns) at once, and each holder sees what the one before wrote.
+    /// libcurl's handles it owns) at once, and each holder sees what the one before wrote. Its `deinit` frees the
+    /// multi handle without the lock: it runs only once nothing can reach the driver any more.
     final class CurlDriver: @unchecked Sendable {
         private let lock = NSLock()
         private let transfers: CurlTransfers
@@ -54,11 +57,11 @@
     /// easy handles; a ``CurlTransport`` has ``CurlTransport/threadCount`` of them.
     ///
     /// The loop uses libcurl's socket interface on an epoll set of its own, so that its thread need not be the one
-    /// to start a transfer. A caller whose send is the loop's only one, and finds the loop waiting, starts the send
-    /// itself: the request leaves from the caller's thread, its socket joins the set the loop waits on, and the loop
-    /// wakes only when the response arrives (before, every send woke the loop to start it: one more hand-off and
-    /// context switch per request). Other sends go into the inbox, which the loop takes at its next turn (and wakes
-    /// it, when it waits). Cancellations and resumptions always go through the inbox and take effect at the
+    /// to start a transfer. A caller whose send is the loop's only one (and sends no body), and finds the loop
+    /// waiting, starts the send itself: the request leaves from the caller's thread, its socket joins the set the
+    /// loop waits on, and on a kept-alive connection the loop wakes only when the response arrives (before, every
+    /// send woke the loop to start it: one more hand-off and context switch per request). Other sends go into the
+    /// inbox, which the loop takes at its next turn (and wakes it, when it waits). Cancellations and resumptions always go through the inbox and take effect at the
     /// loop's next turn, which removes the transfer from libcurl at once.
     final class CurlEventLoop: Sendable {
         private let driver: CurlDriver
@@ -104,7 +107,9 @@
         /// with it for the lock (measured at 64 concurrent requests: 10–25% fewer a second).
         func submit(_ submission: CurlSubmission) {
             let others = counted.sends.add(1, ordering: .relaxed).oldValue
-            if CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: others, resolvesAsynchronously: callersMayDrive),
+            if CurlLoopPlan.callerStartsSend(
+                sendsAlreadyOnLoop: others, uploads: submission.upload != nil,
+                resolvesAsynchronously: callersMayDrive),
                 driver.driveIfFree({ $0.startNow(submission) }) == true
             {
                 counted.startedByCallers.add(1, ordering: .relaxed)
@@ -115,6 +120,9 @@
 
         /// How many sends their callers started, for tests.
         var sendsStartedByCallers: Int { counted.startedByCallers.load(ordering: .relaxed) }
+
+        /// How many turns the loop's thread has taken, for tests.
+        var turns: Int { counted.turns.load(ordering: .relaxed) }
 
         /// Asks the loop to go on with a streamed transfer it paused because its reader was behind.
         func resume(_ id: Int) {
@@ -143,6 +151,7 @@
             var actions = [Int32](repeating: 0, count: capacity)
             var ready = 0
             while true {
+                counted.turns.add(1, ordering: .relaxed)
                 let timeout: Int32? = driver.drive { transfers in
                     for index in 0..<ready { transfers.act(on: sockets[index], actions[index]) }
                     let batch = inbox.withLock { $0.take() }
@@ -234,6 +243,7 @@
                     _ = nl_curl_multi_socket_action(multi, NLCURL_SOCKET_TIMEOUT, 0)
                     due += 1
                 }
+                failUnwatched()
                 flushPending()
                 guard collectFinished() else { return }
             }
@@ -282,10 +292,29 @@
                 recycle(transfer)
                 return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
             }
+            _ = nl_curl_easy_close_sockets_through(transfer.easy.pointer, poller)
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
-            _ = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
+            let code = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
+            if code != 0 { fail(transfer, because: "curl_multi_add_handle failed (CURLMcode \(code))") }
+        }
+
+        /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
+        private func fail(_ transfer: CurlTransfer, because reason: String) {
+            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            recycle(transfer)
+            let error = NetworkError.transport(.other, underlyingError: URLError(.unknown, description: reason))
+            transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            transfer.submission.stream?.fail(error)
+        }
+
+        /// Fails every transfer one of whose sockets the poller could not watch: nothing would ever wake it.
+        private func failUnwatched() {
+            while let handle = nl_curl_poller_next_unwatched(poller) {
+                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                fail(transfer, because: "the event loop could not watch the transfer's socket (epoll_ctl failed)")
+            }
         }
 
         /// Lets a paused streamed transfer deliver again (libcurl first hands over the bytes it kept).

@@ -4,7 +4,7 @@
 /// turn, so under load a send costs no system call to hand over (measured at 64 concurrent requests, every send woke
 /// the loop through a socket pair before). The loop calls ``prepareToWait()`` before it waits and ``endWait()``
 /// after; whoever adds the first item while it waits wakes it, and nobody else does until it waits again. Guarded by
-/// the loop's lock; the rule is a value, tested without a loop.
+/// a lock of its own (not the one that gives the right to drive the loop); the rule is a value, tested without a loop.
 struct CurlInbox<Submission> {
     /// Everything the loop takes at the start of a turn.
     struct Batch {

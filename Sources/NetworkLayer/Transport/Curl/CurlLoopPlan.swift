@@ -29,10 +29,11 @@ struct CurlLoopPlan: Equatable {
 
     /// Whether a caller starts its own send (when it finds the loop waiting) rather than leave it in the inbox for
     /// the loop's thread: only when the send is the loop's only one, so that under load the loop's thread starts
-    /// every send and callers do not take turns with it for the loop; and only when libcurl resolves host names
-    /// without blocking the thread that drives it, since a caller's thread is one of Swift's cooperative threads.
-    static func callerStartsSend(sendsAlreadyOnLoop: Int, resolvesAsynchronously: Bool) -> Bool {
-        resolvesAsynchronously && sendsAlreadyOnLoop == 0
+    /// every send and callers do not take turns with it for the loop. A caller's thread is one of Swift's
+    /// cooperative threads, so never for an upload, which reads its file or form and calls its progress closure as
+    /// libcurl sends it, and only when libcurl resolves host names without blocking the thread that drives it.
+    static func callerStartsSend(sendsAlreadyOnLoop: Int, uploads: Bool, resolvesAsynchronously: Bool) -> Bool {
+        resolvesAsynchronously && !uploads && sendsAlreadyOnLoop == 0
     }
 
     /// How long a loop waits for its sockets, in milliseconds, when libcurl wants its timer in `timer` milliseconds

@@ -275,7 +275,8 @@
                 // libcurl keeps the bytes of a paused callback and hands them over again.
                 if stream.isFull { return Int(NLCURL_WRITEFUNC_PAUSE) }
                 // Reads are joined into one chunk as they are copied out of libcurl's buffer (the one copy there is),
-                // up to `streamChunkSize`, and handed over at the end of the loop's turn at the latest, so a small
+                // up to `streamChunkSize`, and handed over at the end of the loop's turn (or of the caller's start of
+                // the send) at the latest, so a small
                 // event never waits for more.
                 guard pending.append(bytes) else {
                     abort = .tooLarge(announced: nil)

@@ -150,6 +150,9 @@
         /// How many sends their callers started on a waiting loop, rather than its thread, for tests.
         package var sendsStartedByCallers: Int { loops.reduce(0) { $0 + $1.sendsStartedByCallers } }
 
+        /// How many turns the loops' threads have taken, for tests.
+        package var turns: Int { loops.reduce(0) { $0 + $1.turns } }
+
         /// The loop for the next send: the least busy one.
         private func nextLoop() -> CurlEventLoop {
             loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
