@@ -12,11 +12,13 @@
     ///
     /// libcurl is loaded when the first transport is made (`libcurl.so.4`, which FoundationNetworking loads too); the
     /// package neither links it nor needs its headers. ``threadCount`` threads (one per core, up to 8, by default)
-    /// run the transfers, each with its own `curl_multi` handle and connections; a send goes to the thread with the
-    /// fewest sends, so requests one after another stay on one kept-alive connection. Connections are kept alive and
-    /// reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a connection per
-    /// thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over
-    /// all threads.
+    /// run the transfers, each with its own `curl_multi` handle, driven through libcurl's socket interface on an epoll
+    /// set, and its own connections; a send goes to the thread with the fewest sends, so requests one after another
+    /// stay on one kept-alive connection. A send that finds its thread idle and waiting (and sends no body) is
+    /// started by the caller itself, without waking the thread: the thread wakes for the response. Connections are
+    /// kept alive and reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a
+    /// connection per thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to
+    /// one host, over all threads.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
