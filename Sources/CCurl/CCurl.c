@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 // libcurl's variadic entry points are called through pointers of their own variadic type: the arguments are then
@@ -274,18 +275,21 @@ struct nl_curl_poller {
     void *multi;
     int epoll;
     int wake;  // an eventfd in the set, written to wake the wait
-    // What the set holds for each socket number below `capacity`: SOCKET_ABSENT, SOCKET_WATCHED, or SOCKET_RESTING
-    // (libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs
-    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD). Touched only by whoever drives the loop.
+    // For each socket number below `capacity`, what the set holds (SOCKET_ABSENT, SOCKET_WATCHED, or SOCKET_RESTING:
+    // libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs
+    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD), and SOCKET_MAY_REST for the sockets
+    // ``open_socket`` opened. Touched only by whoever drives the loop.
     unsigned char *sockets;
     int capacity;
-    // The easy handles whose socket could not be watched (epoll_ctl failed), for the driver to fail: the socket
-    // callback returns 0 regardless, since -1 would make libcurl give up on every transfer of the multi handle.
-    void *unwatched[16];
+    // The easy handles whose socket could not be watched (epoll_ctl failed), for the driver to fail, and whether
+    // more failed than fit: the socket callback returns 0 regardless, since -1 would make libcurl give up on every
+    // transfer of the multi handle.
+    void *unwatched[64];
     int unwatched_count;
+    int unwatched_overflow;
 };
 
-enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2 };
+enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2, SOCKET_STATE = 3, SOCKET_MAY_REST = 4 };
 
 /// The entry for `socket`, growing the table as needed; NULL past a million sockets or without memory (then the
 /// socket is added and removed each time).
@@ -303,60 +307,104 @@ static unsigned char *socket_entry(struct nl_curl_poller *poller, int socket) {
     return &poller->sockets[socket];
 }
 
+/// The entry for `socket` if the table has one, without growing it.
+static unsigned char *known_entry(struct nl_curl_poller *poller, int socket) {
+    return socket >= 0 && socket < poller->capacity ? &poller->sockets[socket] : NULL;
+}
+
+static void set_state(unsigned char *entry, int state) {
+    if (entry) *entry = (unsigned char)((*entry & ~SOCKET_STATE) | state);
+}
+
 // CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN 1, OUT 2, INOUT 3,
-// REMOVE 4). epoll_ctl may be called from any thread, also while another waits on the set. A socket libcurl stops
-// watching rests in the set; if it then turns ready (a kept-alive connection closed, or sent something unasked),
-// ``nl_curl_poller_act`` takes it out instead of telling libcurl; libcurl closes its sockets through
-// ``close_socket``, which takes them out first. A failed MOD (the number belonged to a socket closed behind
-// libcurl's back) becomes an ADD.
+// REMOVE 4). epoll_ctl may be called from any thread, also while another waits on the set.
+//
+// Only a connection's socket that ``open_socket`` opened may rest in the set once libcurl stops watching it: it
+// leaves the set when it turns ready (a kept-alive connection closed, or sent something unasked: see
+// ``nl_curl_poller_act``) or when libcurl closes it (``close_socket``); and since it was opened with SOCK_CLOEXEC,
+// no child process keeps it open, and so in the set, when libcurl closes it without the callback (a connection
+// attempt that lost or timed out). Every other socket (the threaded resolver's socket pair, say) leaves the set at
+// once. A failed MOD (the number belonged to a socket closed without the callback) becomes an ADD.
 static int watch_socket(void *easy, int socket, int what, void *user, void *assigned) {
     (void)assigned;
     struct nl_curl_poller *poller = user;
     unsigned char *entry = socket_entry(poller, socket);
+    int state = entry ? (*entry & SOCKET_STATE) : SOCKET_ABSENT;
     if (what == 4) {
-        if (entry && *entry == SOCKET_WATCHED) {
-            *entry = SOCKET_RESTING;
-        } else if (!entry || *entry == SOCKET_ABSENT) {
+        if (entry && state == SOCKET_WATCHED && (*entry & SOCKET_MAY_REST)) {
+            set_state(entry, SOCKET_RESTING);
+        } else {
             epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+            set_state(entry, SOCKET_ABSENT);
         }
         return 0;
     }
     struct epoll_event event = {0};
     event.events = ((what & 1) ? EPOLLIN : 0) | ((what & 2) ? EPOLLOUT : 0);
     event.data.fd = socket;
-    int done = entry && *entry != SOCKET_ABSENT && epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) == 0;
+    int done = state != SOCKET_ABSENT && epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) == 0;
     if (!done && epoll_ctl(poller->epoll, EPOLL_CTL_ADD, socket, &event) != 0 &&
         (errno != EEXIST || epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) != 0)) {
-        if (entry) *entry = SOCKET_ABSENT;
+        set_state(entry, SOCKET_ABSENT);
         if (easy && poller->unwatched_count < (int)(sizeof poller->unwatched / sizeof *poller->unwatched)) {
             poller->unwatched[poller->unwatched_count++] = easy;
+        } else {
+            poller->unwatched_overflow = 1;
         }
         return 0;
     }
-    if (entry) *entry = SOCKET_WATCHED;
+    set_state(entry, SOCKET_WATCHED);
     return 0;
 }
 
-// CURLOPT_CLOSESOCKETFUNCTION: libcurl closes one of its sockets. A socket at rest is still in the set, and would
-// stay there while another process holds a copy of it (libcurl opens sockets without SOCK_CLOEXEC): it is taken out
-// first. libcurl keeps this callback with each connection, and closes the last ones in curl_multi_cleanup, before
-// the poller is freed.
+// struct curl_sockaddr, as libcurl hands it to an open-socket callback.
+struct socket_address {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+};
+
+// CURLOPT_OPENSOCKETFUNCTION: opens a connection's socket as libcurl would, but with SOCK_CLOEXEC, and marks it as
+// one that may rest in the set. Returns CURL_SOCKET_BAD (-1) when the socket cannot be made.
+static int open_socket(void *user, int purpose, struct socket_address *address) {
+    (void)purpose;
+    struct nl_curl_poller *poller = user;
+    int socket_number = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (socket_number < 0) return -1;
+    unsigned char *entry = socket_entry(poller, socket_number);
+    if (entry) *entry = SOCKET_ABSENT | SOCKET_MAY_REST;
+    return socket_number;
+}
+
+// CURLOPT_CLOSESOCKETFUNCTION: libcurl closes a connection's socket (libcurl keeps the callback with each
+// connection, and closes the last ones in curl_multi_cleanup, before the poller is freed). A socket at rest is
+// still in the set: it is taken out first.
 static int close_socket(void *user, int socket) {
     struct nl_curl_poller *poller = user;
-    unsigned char *entry = socket < poller->capacity && socket >= 0 ? &poller->sockets[socket] : NULL;
-    if (!entry || *entry != SOCKET_ABSENT) epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+    unsigned char *entry = known_entry(poller, socket);
+    if (!entry || (*entry & SOCKET_STATE) != SOCKET_ABSENT) epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
     if (entry) *entry = SOCKET_ABSENT;
     return close(socket);
 }
 
-// CURLOPT_CLOSESOCKETFUNCTION 20208, CURLOPT_CLOSESOCKETDATA 10209.
-int nl_curl_easy_close_sockets_through(void *easy, struct nl_curl_poller *poller) {
-    int code = curl.easy_setopt(easy, 20208, close_socket);
+// CURLOPT_OPENSOCKETFUNCTION 20163, CURLOPT_OPENSOCKETDATA 10164, CURLOPT_CLOSESOCKETFUNCTION 20208,
+// CURLOPT_CLOSESOCKETDATA 10209.
+int nl_curl_easy_open_sockets_through(void *easy, struct nl_curl_poller *poller) {
+    int code = curl.easy_setopt(easy, 20163, open_socket);
+    if (code == 0) code = curl.easy_setopt(easy, 10164, poller);
+    if (code == 0) code = curl.easy_setopt(easy, 20208, close_socket);
     return code != 0 ? code : curl.easy_setopt(easy, 10209, poller);
 }
 
 void *nl_curl_poller_next_unwatched(struct nl_curl_poller *poller) {
     return poller->unwatched_count > 0 ? poller->unwatched[--poller->unwatched_count] : NULL;
+}
+
+int nl_curl_poller_take_overflow(struct nl_curl_poller *poller) {
+    int overflow = poller->unwatched_overflow;
+    poller->unwatched_overflow = 0;
+    return overflow;
 }
 
 // CURLMOPT_SOCKETFUNCTION 20001, CURLMOPT_SOCKETDATA 10002.
@@ -387,10 +435,10 @@ void nl_curl_poller_free(struct nl_curl_poller *poller) {
 }
 
 int nl_curl_poller_act(struct nl_curl_poller *poller, int socket, int actions) {
-    unsigned char *entry = socket < poller->capacity && socket >= 0 ? &poller->sockets[socket] : NULL;
-    if (entry && *entry == SOCKET_RESTING) {
+    unsigned char *entry = known_entry(poller, socket);
+    if (entry && (*entry & SOCKET_STATE) == SOCKET_RESTING) {
         epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
-        *entry = SOCKET_ABSENT;
+        set_state(entry, SOCKET_ABSENT);
         return 0;
     }
     int running = 0;

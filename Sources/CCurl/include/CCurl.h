@@ -146,11 +146,15 @@ void nl_curl_poller_free(nl_curl_poller *poller);
 /// ready sockets and their NLCURL_CSELECT_ bits (IN 1, OUT 2, ERR 4). Returns how many, or -1 (after a pause of
 /// 10 ms, so that a broken set costs no spin).
 int nl_curl_poller_wait(nl_curl_poller *poller, int timeout_ms, int *sockets, int *actions, int capacity);
-/// Makes libcurl close the sockets that `easy` opens through `poller`, which first takes them out of its set.
-int nl_curl_easy_close_sockets_through(void *easy, nl_curl_poller *poller);
+/// Makes libcurl open the connection sockets of `easy` through `poller` (with close-on-exec, marked as sockets that
+/// may rest in its set) and close them through it (it first takes them out of its set).
+int nl_curl_easy_open_sockets_through(void *easy, nl_curl_poller *poller);
 /// An easy handle one of whose sockets could not be added to the set (so it would wait for ever), or NULL; each
 /// once. Only by whoever drives the multi handle.
 void *nl_curl_poller_next_unwatched(nl_curl_poller *poller);
+/// Whether more easy handles than ``nl_curl_poller_next_unwatched`` can tell had a socket that could not be added
+/// since the last call.
+int nl_curl_poller_take_overflow(nl_curl_poller *poller);
 /// Lets libcurl act on `socket`, which the wait found ready for `actions`; a socket libcurl stopped watching, which
 /// rests in the set, is taken out of it instead. Only by whoever drives the multi handle.
 int nl_curl_poller_act(nl_curl_poller *poller, int socket, int actions);

@@ -57,8 +57,9 @@
     /// easy handles; a ``CurlTransport`` has ``CurlTransport/threadCount`` of them.
     ///
     /// The loop uses libcurl's socket interface on an epoll set of its own, so that its thread need not be the one
-    /// to start a transfer. A caller whose send is the loop's only one (and sends no body), and finds the loop
-    /// waiting, starts the send itself: the request leaves from the caller's thread, its socket joins the set the
+    /// to start a transfer. A caller whose send is the loop's only one (and no upload, with libcurl resolving names
+    /// asynchronously: see ``CurlLoopPlan/callerStartsSend(sendsAlreadyOnLoop:uploads:resolvesAsynchronously:)``),
+    /// and finds the loop waiting, starts the send itself: the request leaves from the caller's thread, its socket joins the set the
     /// loop waits on, and on a kept-alive connection the loop wakes only when the response arrives (before, every
     /// send woke the loop to start it: one more hand-off and context switch per request). Other sends go into the
     /// inbox, which the loop takes at its next turn (and wakes it, when it waits). Cancellations and resumptions always go through the inbox and take effect at the
@@ -292,7 +293,7 @@
                 recycle(transfer)
                 return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
             }
-            _ = nl_curl_easy_close_sockets_through(transfer.easy.pointer, poller)
+            _ = nl_curl_easy_open_sockets_through(transfer.easy.pointer, poller)
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
@@ -303,17 +304,23 @@
         /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
         private func fail(_ transfer: CurlTransfer, because reason: String) {
             _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            transfer.flushPending()
             recycle(transfer)
             let error = NetworkError.transport(.other, underlyingError: URLError(.unknown, description: reason))
             transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
             transfer.submission.stream?.fail(error)
         }
 
-        /// Fails every transfer one of whose sockets the poller could not watch: nothing would ever wake it.
+        /// Fails every transfer one of whose sockets the poller could not watch: nothing would ever wake it (and
+        /// every transfer, when more failed than the poller could note: the system is out of resources).
         private func failUnwatched() {
+            let reason = "the event loop could not watch the transfer's socket (epoll_ctl failed)"
             while let handle = nl_curl_poller_next_unwatched(poller) {
                 guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
-                fail(transfer, because: "the event loop could not watch the transfer's socket (epoll_ctl failed)")
+                fail(transfer, because: reason)
+            }
+            if nl_curl_poller_take_overflow(poller) != 0 {
+                for transfer in Array(byID.values) { fail(transfer, because: reason) }
             }
         }
 

@@ -14,8 +14,9 @@
     /// package neither links it nor needs its headers. ``threadCount`` threads (one per core, up to 8, by default)
     /// run the transfers, each with its own `curl_multi` handle, driven through libcurl's socket interface on an epoll
     /// set, and its own connections; a send goes to the thread with the fewest sends, so requests one after another
-    /// stay on one kept-alive connection. A send that finds its thread idle and waiting (and sends no body) is
-    /// started by the caller itself, without waking the thread: the thread wakes for the response. Connections are
+    /// stay on one kept-alive connection. A send that finds its thread idle and waiting (unless it is an upload, or
+    /// libcurl resolves host names synchronously) is started by the caller itself, without waking the thread: the
+    /// thread wakes for the response. Connections are
     /// kept alive and reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a
     /// connection per thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to
     /// one host, over all threads.
