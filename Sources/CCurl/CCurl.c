@@ -476,11 +476,6 @@ void nl_curl_poller_wake(struct nl_curl_poller *poller) {
     (void)!write(poller->wake, &one, sizeof one);
 }
 
-int nl_curl_multi_socket_action(void *multi, int socket, int actions) {
-    int running = 0;
-    return curl.multi_socket_action(multi, socket, actions, &running);
-}
-
 long nl_curl_multi_timeout(void *multi) {
     long timeout = -1;
     return curl.multi_timeout(multi, &timeout) == 0 ? timeout : -1;

@@ -128,9 +128,6 @@ int nl_curl_multi_cleanup(void *multi);
 int nl_curl_multi_setopt_long(void *multi, int option, long value);
 int nl_curl_multi_add_handle(void *multi, void *easy);
 int nl_curl_multi_remove_handle(void *multi, void *easy);
-/// curl_multi_socket_action: `socket` is ready for `actions` (NLCURL_CSELECT_ bits), or NLCURL_SOCKET_TIMEOUT for
-/// libcurl's timer.
-int nl_curl_multi_socket_action(void *multi, int socket, int actions);
 /// curl_multi_timeout: milliseconds until libcurl's timer wants NLCURL_SOCKET_TIMEOUT, 0 for now, -1 for never.
 long nl_curl_multi_timeout(void *multi);
 #define NLCURL_SOCKET_TIMEOUT (-1)
@@ -155,8 +152,9 @@ void *nl_curl_poller_next_unwatched(nl_curl_poller *poller);
 /// Whether more easy handles than ``nl_curl_poller_next_unwatched`` can tell had a socket that could not be added
 /// since the last call.
 int nl_curl_poller_take_overflow(nl_curl_poller *poller);
-/// Lets libcurl act on `socket`, which the wait found ready for `actions`; a socket libcurl stopped watching, which
-/// rests in the set, is taken out of it instead. Only by whoever drives the multi handle.
+/// Lets libcurl act on `socket`, which the wait found ready for `actions` (NLCURL_CSELECT_ bits), or on its timer
+/// (`socket` NLCURL_SOCKET_TIMEOUT, `actions` 0); a socket libcurl stopped watching, which rests in the set, is taken
+/// out of it instead. Only by whoever drives the multi handle.
 int nl_curl_poller_act(nl_curl_poller *poller, int socket, int actions);
 /// Ends the current or the next wait at once; callable from any thread.
 void nl_curl_poller_wake(nl_curl_poller *poller);

@@ -63,6 +63,23 @@
             }
         }
 
+        @Test func aConnectionsSocketIsClosedOnExecSoNoChildProcessKeepsIt() async throws {
+            let server = try TestHTTPServer { _ in .json(aliceJSON) }
+            defer { server.stop() }
+            let transport = try CurlTransport(threadCount: 1)
+            let user: User = try await Network(transport: transport).send(
+                TestRoute(server.baseURL.appendingPathComponent("users/1").absoluteString))
+            #expect(user == alice)
+            let port = try #require(server.baseURL.port)
+            // The kept-alive connection's socket is the one in this process whose far end is the server.
+            let numbers = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+            let sockets = numbers.filter { CurlConnections.endpoints(of: $0)?.remotePort == port }
+            #expect(sockets.count == 1)
+            for socket in sockets {
+                #expect(fcntl(socket, F_GETFD) & FD_CLOEXEC != 0)
+            }
+        }
+
         @Test func aKeptAliveConnectionThatTheServerClosesDoesNotKeepWakingTheLoop() async throws {
             // Each reply is followed by a close nobody announced (no `Connection: close`): libcurl keeps the
             // connection, its socket rests in the loop's epoll set, and the close makes it readable there.

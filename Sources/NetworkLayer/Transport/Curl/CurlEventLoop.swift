@@ -229,7 +229,7 @@
             authorities?.deallocate()
         }
 
-        /// Lets libcurl act on a socket the poller found ready.
+        /// Lets libcurl act on a socket the poller found ready, or on its timer (`NLCURL_SOCKET_TIMEOUT`).
         func act(on socket: Int32, _ actions: Int32) {
             _ = nl_curl_poller_act(poller, socket, actions)
         }
@@ -241,7 +241,7 @@
             for _ in 0..<Self.settleLimit {
                 var due = 0
                 while due < Self.settleLimit, nl_curl_multi_timeout(multi) == 0 {
-                    _ = nl_curl_multi_socket_action(multi, NLCURL_SOCKET_TIMEOUT, 0)
+                    act(on: NLCURL_SOCKET_TIMEOUT, 0)
                     due += 1
                 }
                 failUnwatched()
