@@ -66,11 +66,18 @@ if let stream = value(of: "--hostile-child"), let transport = value(of: "--trans
 }
 
 // For profilers: one client only ("plain URLSession", "URLSessionTransport", "CurlTransport"), small requests,
-// against --url.
+// against --url; --per-host N gives CurlTransport N connections per host.
 if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     let count = value(of: "--count").flatMap(Int.init) ?? 5000
     let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
-    let network = Clients.networks.first { $0.name == side }?.network ?? Network.default
+    var chosen = Clients.networks.first { $0.name == side }?.network ?? Network.default
+    #if os(Linux)
+        // --per-host N: a CurlTransport with N connections per host instead of the default.
+        if side == "CurlTransport", let perHost = value(of: "--per-host").flatMap(Int.init) {
+            chosen = Network(transport: try CurlTransport(maximumConnectionsPerHost: perHost))
+        }
+    #endif
+    let network = chosen
     let isPlain = side == Clients.plain
     let sample = try await Clock.measure(operations: count) {
         try await Scenarios.concurrently(tasks: tasks, each: count / tasks) {
