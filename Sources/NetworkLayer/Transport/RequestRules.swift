@@ -56,7 +56,7 @@ package enum RequestRules {
 
     /// Refuses header names that are not tokens, values with CR, LF or NUL, and names given twice.
     static func validate(_ headers: [String: String]) throws(NetworkError) {
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: headers.count)
         for (name, value) in headers {
             guard isToken(name) else {
                 throw .invalidRequest(

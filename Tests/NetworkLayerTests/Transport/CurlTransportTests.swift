@@ -41,6 +41,54 @@
             #expect(server.acceptedConnections == 4)
         }
 
+        @Test func sendsThatEndWhileTheyWaitForAConnectionAreNeverSentAndFreeNoConnection() async throws {
+            let server = try TestHTTPServer { request in
+                request.path == "/first" ? .delayed(milliseconds: 1000, .json(aliceJSON)) : .json(aliceJSON)
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
+            let url = server.baseURL.appendingPathComponent("users/1")
+            let first = Task {
+                try await transport.send(URLRequest(url: server.baseURL.appendingPathComponent("first")))
+            }
+            for _ in 0..<500 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(server.requests.count == 1, "the first send holds the connection")
+            // Three sends wait behind the first for the one connection, and reach their deadline there, long before
+            // the first is answered.
+            var waiting = URLRequest(url: url.appendingPathComponent("waiting"))
+            waiting.timeoutInterval = 0.1
+            let outcomes = await withTaskGroup(of: NetworkError?.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { [waiting] in
+                        do {
+                            _ = try await transport.send(waiting)
+                            return nil
+                        } catch {
+                            return error as? NetworkError
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.count == 3)
+            for outcome in outcomes {
+                guard case .transport(.timedOut, _)? = outcome else {
+                    Issue.record("a send that waited past its deadline ended with \(String(describing: outcome))")
+                    continue
+                }
+            }
+            #expect(try await first.value.1.statusCode == 200)
+            // Had a send that ended while waiting kept its place, it would hold the connection's turn for good and
+            // these would wait past their deadline.
+            var next = URLRequest(url: url)
+            next.timeoutInterval = 5
+            for _ in 0..<3 {
+                #expect(try await transport.send(next).1.statusCode == 200)
+            }
+            #expect(server.requests.map(\.path) == ["/first", "/users/1", "/users/1", "/users/1"])
+            #expect(server.acceptedConnections == 1)
+        }
+
         @Test func sendsOneAfterAnotherLeaveFromTheirCallersOnOneKeptAliveConnection() async throws {
             let server = try TestHTTPServer { _ in .json(aliceJSON) }
             defer { server.stop() }

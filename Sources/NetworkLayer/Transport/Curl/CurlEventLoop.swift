@@ -92,7 +92,9 @@
             self.counted = counted
             self.poller = CurlPoller(pointer: poller)
             driver = CurlDriver(
-                CurlTransfers(multi: multi, poller: poller, rules: rules) {
+                CurlTransfers(
+                    multi: multi, poller: poller, rules: rules, connectionsPerHost: max(1, maximumConnectionsPerHost)
+                ) {
                     counted.sends.subtract(1, ordering: .relaxed)
                 })
             let thread = Thread { [self] in run() }
@@ -189,6 +191,12 @@
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
         private let connections = CurlConnections()
+        /// The sends that wait for a connection to their host, so that libcurl never keeps them waiting itself.
+        private var hostQueue: CurlHostQueue<Int>
+        /// Sends the host queue let go that have yet to be handed to libcurl, and whether they are being handed now
+        /// (a hand-over that fails lets others go: they join the list rather than nest).
+        private var admitted: [Int] = []
+        private var isHandingAdmitted = false
         /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
         private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
         /// Called once for every send that leaves the loop: ended, dropped, or never started.
@@ -206,9 +214,10 @@
 
         init(
             multi: UnsafeMutableRawPointer, poller: OpaquePointer, rules: CurlTransferRules,
-            sendLeft: @escaping () -> Void
+            connectionsPerHost: Int, sendLeft: @escaping () -> Void
         ) {
             self.multi = multi
+            self.hostQueue = CurlHostQueue(connectionsPerHost: connectionsPerHost)
             self.poller = poller
             self.rules = rules
             self.sendLeft = sendLeft
@@ -287,23 +296,60 @@
                     connections: connections, chunkBuffers: chunkBuffers))
         }
 
-        /// Sets up the transfer's current hop and hands it to libcurl.
+        /// Sets up the transfer's current hop and hands it to libcurl, or to the host queue while libcurl runs as
+        /// many sends to its host as the loop may open connections to it.
         private func begin(_ transfer: CurlTransfer) {
             if let error = transfer.configure() {
                 recycle(transfer)
                 return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
             }
-            _ = nl_curl_easy_open_sockets_through(transfer.easy.pointer, poller)
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
+            transfer.queuedHost = CurlHostQueue<Int>.host(of: transfer.chain.current.url)
+            transfer.isWaitingForConnection = !hostQueue.admit(id, to: transfer.queuedHost)
+            if !transfer.isWaitingForConnection { run(transfer) }
+        }
+
+        /// Hands a configured hop to libcurl.
+        private func run(_ transfer: CurlTransfer) {
+            transfer.isWaitingForConnection = false
+            _ = nl_curl_easy_open_sockets_through(transfer.easy.pointer, poller)
             let code = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
             if code != 0 { fail(transfer, because: "curl_multi_add_handle failed (CURLMcode \(code))") }
         }
 
+        /// Takes a hop out of libcurl, or out of the host queue, and hands libcurl the sends to its host that may go
+        /// now; returns whether it started any.
+        @discardableResult
+        private func remove(_ transfer: CurlTransfer) -> Bool {
+            if transfer.isWaitingForConnection {
+                transfer.isWaitingForConnection = false
+                _ = hostQueue.withdraw(transfer.submission.id, from: transfer.queuedHost)
+                return false
+            }
+            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            var version = 0
+            _ = nl_curl_easy_getinfo_long(transfer.easy.pointer, Int32(NLCURLINFO_HTTP_VERSION), &version)
+            // CURL_HTTP_VERSION_2_0 is 3, CURL_HTTP_VERSION_3 is 30; 0 when no reply came.
+            let next = hostQueue.leave(transfer.queuedHost, multiplexes: version == 0 ? nil : version >= 3)
+            guard !next.isEmpty else { return false }
+            admitted += next
+            guard !isHandingAdmitted else { return true }
+            isHandingAdmitted = true
+            var index = 0
+            while index < admitted.count {
+                if let transfer = byID[admitted[index]] { run(transfer) }
+                index += 1
+            }
+            admitted = []
+            isHandingAdmitted = false
+            return true
+        }
+
         /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
         private func fail(_ transfer: CurlTransfer, because reason: String) {
-            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            remove(transfer)
             transfer.flushPending()
             recycle(transfer)
             let error = NetworkError.transport(.other, underlyingError: URLError(.unknown, description: reason))
@@ -333,7 +379,7 @@
         /// Removes a send's transfer at once; its caller has already been answered.
         func drop(_ id: Int) {
             guard let transfer = byID[id] else { return }
-            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            remove(transfer)
             recycle(transfer)
         }
 
@@ -344,7 +390,7 @@
             var code: Int32 = 0
             while let handle = nl_curl_multi_next_done(multi, &code) {
                 guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
-                _ = nl_curl_multi_remove_handle(multi, handle)
+                if remove(transfer) { startedHop = true }
                 switch transfer.outcome(of: CurlCode(rawValue: code)) {
                 case .follow where transfer.state.withLock({ $0.run(id) }),
                     .retry where transfer.state.withLock({ $0.run(id) }):

@@ -80,6 +80,10 @@
         /// Whether a streamed send's caller has the head: the body now goes to the stream, and the send's state has
         /// ended (its deadline no longer applies).
         private(set) var headDelivered = false
+        /// The key of the current hop's host in its loop's ``CurlHostQueue``.
+        var queuedHost = ""
+        /// Whether the current hop waits in its loop's ``CurlHostQueue`` rather than run in libcurl.
+        var isWaitingForConnection = false
 
         init(
             _ submission: CurlSubmission,

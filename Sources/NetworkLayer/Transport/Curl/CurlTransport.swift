@@ -50,7 +50,9 @@
         /// The largest header block accepted, in bytes, interim responses and trailers included.
         public let maximumHeaderSize: Int
         /// The most connections open to one host at a time, over all threads: each thread may open its share
-        /// (16 over 2 threads: 8 each), and a request waits for a connection of its thread's share.
+        /// (16 over 2 threads: 8 each), and a request waits, in the order it came, for a connection of its
+        /// thread's share (its deadline counts while it waits). Requests to a host that answers over HTTP/2 share
+        /// one connection per thread instead of waiting.
         public let maximumConnectionsPerHost: Int
         /// How many threads run transfers, each with its own connections: the number asked for, or fewer when
         /// ``maximumConnectionsPerHost`` is smaller (every thread may open one connection to a host at least).

@@ -79,7 +79,7 @@ struct ResponseHead {
         guard digits == 3 else { throw .malformedLine }
         statusCode = status
         httpVersion = String(decoding: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self)
-        fields = []
+        fields.removeAll(keepingCapacity: true)
         isComplete = false
         contentLength = nil
         hasTransferEncoding = false
@@ -104,6 +104,8 @@ struct ResponseHead {
             hasTransferEncoding = true
         }
         if contentLength != nil && hasTransferEncoding { throw .lengthWithTransferEncoding }
+        // Room for a typical response's fields at once, rather than growing one field at a time.
+        if fields.capacity == 0 { fields.reserveCapacity(12) }
         fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
@@ -124,9 +126,12 @@ struct ResponseHead {
 
     /// The fields as a dictionary, repeated names joined with ", ".
     var headerFields: [String: String] {
-        var merged: [String: String] = [:]
+        var merged = [String: String](minimumCapacity: fields.count)
         for field in fields {
-            merged[field.name] = merged[field.name].map { "\($0), \(field.value)" } ?? field.value
+            // One lookup a field; a second only for a repeated name.
+            if let earlier = merged.updateValue(field.value, forKey: field.name) {
+                merged[field.name] = "\(earlier), \(field.value)"
+            }
         }
         return merged
     }
