@@ -66,15 +66,19 @@ if let stream = value(of: "--hostile-child"), let transport = value(of: "--trans
 }
 
 // For profilers: one client only ("plain URLSession", "URLSessionTransport", "CurlTransport"), small requests,
-// against --url; --per-host N gives CurlTransport N connections per host.
+// against --url; --per-host N gives CurlTransport N connections per host, --ca FILE a CA to trust.
 if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     let count = value(of: "--count").flatMap(Int.init) ?? 5000
     let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
     var chosen = Clients.networks.first { $0.name == side }?.network ?? Network.default
     #if os(Linux)
         // --per-host N: a CurlTransport with N connections per host instead of the default.
-        if side == "CurlTransport", let perHost = value(of: "--per-host").flatMap(Int.init) {
-            chosen = Network(transport: try CurlTransport(maximumConnectionsPerHost: perHost))
+        // --ca FILE: trust a test CA (an https --url).
+        if side == "CurlTransport", arguments.contains("--per-host") || arguments.contains("--ca") {
+            chosen = Network(
+                transport: try CurlTransport(
+                    maximumConnectionsPerHost: value(of: "--per-host").flatMap(Int.init) ?? 16,
+                    additionalTrustedCertificates: value(of: "--ca").map { URL(fileURLWithPath: $0) }))
         }
     #endif
     let network = chosen
