@@ -160,6 +160,13 @@
             if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
             // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
             if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
+            // Over TLS libcurl copies the request into its upload buffer (64 KiB by default), allocated for each
+            // request and freed at its end: the allocator gave the memory back to the system and took it again
+            // about once a request (0.7 page faults a request at 64 concurrent, against 0.05). For a request
+            // without a body the smallest (16 KiB) holds the head.
+            if submission.upload == nil && request.httpBody?.isEmpty ?? true {
+                easy.set(NLCURLOPT_UPLOAD_BUFFERSIZE, Self.requestHeadBufferSize)
+            }
             // A redirect that turned the request into a GET dropped the body.
             if let upload = submission.upload, method == submission.request.httpMethod ?? "GET" {
                 do throws(NetworkError) {
@@ -256,6 +263,8 @@
         /// libcurl's buffer, and ours out of it, stay in the CPU's cache (measured against 512 KiB: about 0.38 CPU
         /// s/GiB against 0.67).
         static let streamBufferSize = 128 * 1024
+        /// libcurl's upload buffer for a request without a body: its smallest, 16 KiB.
+        static let requestHeadBufferSize = 16 * 1024
         /// The most bytes joined into one chunk for the reader: one hand-over (and at most one wake-up of the reader)
         /// per 512 KiB, as many as the reader's buffer holds before the transfer pauses.
         static let streamChunkSize = 512 * 1024
