@@ -19,7 +19,8 @@
     /// thread wakes for the response. Connections are
     /// kept alive and reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a
     /// connection per thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to
-    /// one host, over all threads.
+    /// one host, over all threads; further sends to that host wait their turn in the transport, in the order they
+    /// came.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
