@@ -54,6 +54,15 @@ struct CurlHostQueueTests {
         #expect(admit([6], to: host, in: &queue) == [false], "two still run, over the one connection allowed")
     }
 
+    @Test func aHeadOverHTTP2LetsTheWaitingSendsGoWhileItsSendStillRuns() {
+        var queue = CurlHostQueue<Int>(connectionsPerHost: 1)
+        #expect(admit([1, 2, 3], to: host, in: &queue) == [true, false, false])
+        #expect(queue.learnMultiplexing(of: host) == [2, 3], "a long stream does not hold up the others")
+        #expect(queue.runningCount(for: host) == 3)
+        #expect(queue.learnMultiplexing(of: host) == [], "nothing waits any more")
+        #expect(admit([4], to: host, in: &queue) == [true])
+    }
+
     @Test func aSendThatEndsWhileItWaitsIsForgottenAndNeverLetGo() {
         var queue = CurlHostQueue<Int>(connectionsPerHost: 1)
         #expect(admit([1, 2, 3], to: host, in: &queue) == [true, false, false])

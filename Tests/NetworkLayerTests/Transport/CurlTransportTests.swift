@@ -42,10 +42,14 @@
         }
 
         @Test func sendsThatEndWhileTheyWaitForAConnectionAreNeverSentAndFreeNoConnection() async throws {
+            // The first reply waits until the test lets it go (each connection has a thread of its own).
+            let gate = DispatchSemaphore(value: 0)
             let server = try TestHTTPServer { request in
-                request.path == "/first" ? .delayed(milliseconds: 1000, .json(aliceJSON)) : .json(aliceJSON)
+                if request.path == "/first" { _ = gate.wait(timeout: .now() + 10) }
+                return .json(aliceJSON)
             }
             defer { server.stop() }
+            defer { gate.signal() }  // before the server stops, should the test end early
             let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
             let url = server.baseURL.appendingPathComponent("users/1")
             let first = Task {
@@ -53,8 +57,8 @@
             }
             for _ in 0..<500 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
             try #require(server.requests.count == 1, "the first send holds the connection")
-            // Three sends wait behind the first for the one connection, and reach their deadline there, long before
-            // the first is answered.
+            // Three sends wait behind the first for the one connection, and reach their deadline there, before the
+            // first is answered.
             var waiting = URLRequest(url: url.appendingPathComponent("waiting"))
             waiting.timeoutInterval = 0.1
             let outcomes = await withTaskGroup(of: NetworkError?.self) { group in
@@ -77,6 +81,7 @@
                     continue
                 }
             }
+            gate.signal()
             #expect(try await first.value.1.statusCode == 200)
             // Had a send that ended while waiting kept its place, it would hold the connection's turn for good and
             // these would wait past their deadline.

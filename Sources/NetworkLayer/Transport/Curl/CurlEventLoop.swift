@@ -191,6 +191,7 @@
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
         private let connections = CurlConnections()
+        private let multiplexingNews = CurlMultiplexingNews()
         /// The sends that wait for a connection to their host, so that libcurl never keeps them waiting itself.
         private var hostQueue: CurlHostQueue<Int>
         /// Sends the host queue let go that have yet to be handed to libcurl, and whether they are being handed now
@@ -255,7 +256,8 @@
                 }
                 failUnwatched()
                 flushPending()
-                guard collectFinished() else { return }
+                let learned = learnMultiplexing()
+                guard collectFinished() || learned else { return }
             }
         }
 
@@ -293,7 +295,7 @@
             begin(
                 CurlTransfer(
                     submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
-                    connections: connections, chunkBuffers: chunkBuffers))
+                    connections: connections, multiplexingNews: multiplexingNews, chunkBuffers: chunkBuffers))
         }
 
         /// Sets up the transfer's current hop and hands it to libcurl, or to the host queue while libcurl runs as
@@ -332,14 +334,41 @@
             var version = 0
             _ = nl_curl_easy_getinfo_long(transfer.easy.pointer, Int32(NLCURLINFO_HTTP_VERSION), &version)
             // CURL_HTTP_VERSION_2_0 is 3, CURL_HTTP_VERSION_3 is 30; 0 when no reply came.
-            let next = hostQueue.leave(transfer.queuedHost, multiplexes: version == 0 ? nil : version >= 3)
+            return handOver(hostQueue.leave(transfer.queuedHost, multiplexes: version == 0 ? nil : version >= 3))
+        }
+
+        /// Lets the sends that wait for hosts whose replies came over HTTP/2 during this turn share their connection;
+        /// returns whether it started any.
+        private func learnMultiplexing() -> Bool {
+            var started = false
+            for host in multiplexingNews.take() where handOver(hostQueue.learnMultiplexing(of: host)) {
+                started = true
+            }
+            return started
+        }
+
+        /// Hands libcurl the sends the host queue let go (counted as running there); returns whether there were
+        /// any. A send that ended while it waited (its cancellation still on its way in the inbox) is not sent: its
+        /// turn goes to the next one. Hand-overs that let others go (a failed one) add them to the list rather than
+        /// nest.
+        private func handOver(_ next: [Int]) -> Bool {
             guard !next.isEmpty else { return false }
+            for id in next { byID[id]?.isWaitingForConnection = false }
             admitted += next
             guard !isHandingAdmitted else { return true }
             isHandingAdmitted = true
             var index = 0
             while index < admitted.count {
-                if let transfer = byID[admitted[index]] { run(transfer) }
+                if let transfer = byID[admitted[index]] {
+                    if transfer.state.withLock({ $0.hasEnded }) {
+                        let others = hostQueue.leave(transfer.queuedHost, multiplexes: nil)
+                        for id in others { byID[id]?.isWaitingForConnection = false }
+                        admitted += others
+                        recycle(transfer)
+                    } else {
+                        run(transfer)
+                    }
+                }
                 index += 1
             }
             admitted = []
@@ -366,7 +395,10 @@
                 fail(transfer, because: reason)
             }
             if nl_curl_poller_take_overflow(poller) != 0 {
-                for transfer in Array(byID.values) { fail(transfer, because: reason) }
+                // Failing one can start, and fail, a waiting one: each is failed only while it is still there.
+                for transfer in Array(byID.values) where byID[transfer.submission.id] === transfer {
+                    fail(transfer, because: reason)
+                }
             }
         }
 

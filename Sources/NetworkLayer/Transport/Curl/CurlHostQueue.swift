@@ -9,7 +9,7 @@ import Foundation
 /// twice the URL parsing and about 12% more CPU per request than with a connection for each). So a loop gives libcurl
 /// no more sends to one host than it may open connections to it, and the others wait here, in the order they came,
 /// until a send to their host leaves libcurl. A host whose replies come over HTTP/2 or later multiplexes its sends
-/// on one connection: once one does, its sends go to libcurl at once.
+/// on one connection: once a reply's head says so, its sends go to libcurl at once.
 struct CurlHostQueue<ID: Hashable> {
     /// The sends to one host that wait, first first: taken from the front without moving the rest (the taken part is
     /// dropped once it is half of the array).
@@ -71,12 +71,25 @@ struct CurlHostQueue<ID: Hashable> {
     mutating func leave(_ host: String, multiplexes: Bool?) -> [ID] {
         if let count = running[host] { running[host] = count > 1 ? count - 1 : nil }
         switch multiplexes {
-        case true?:
-            if multiplexing.count >= Self.multiplexingLimit { multiplexing = [] }
-            multiplexing.insert(host)
+        case true?: return learnMultiplexing(of: host)
         case false?: multiplexing.remove(host)
         case nil: break
         }
+        return release(host)
+    }
+
+    /// Notes that a reply from `host` came over a protocol that multiplexes, while its send still runs (a stream
+    /// can run for as long as its reader reads); returns every send to it that waited, now counted as running.
+    mutating func learnMultiplexing(of host: String) -> [ID] {
+        if !multiplexing.contains(host) {
+            if multiplexing.count >= Self.multiplexingLimit { multiplexing = [] }
+            multiplexing.insert(host)
+        }
+        return release(host)
+    }
+
+    /// The waiting sends to `host` that may run now, counted as running, first first.
+    private mutating func release(_ host: String) -> [ID] {
         guard var line = waiting[host] else { return [] }
         let count = running[host, default: 0]
         let free = multiplexing.contains(host) ? line.count : max(0, connectionsPerHost - count)
@@ -115,5 +128,23 @@ struct CurlHostQueue<ID: Hashable> {
             text[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
             ?? text.endIndex
         return String(decoding: text[..<end].lazy.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// The hosts whose replies came over a protocol that multiplexes, noted during libcurl's header callback (where no
+/// send may be handed to libcurl) and given to the loop's ``CurlHostQueue`` after it. Only whoever drives the loop
+/// touches it.
+final class CurlMultiplexingNews {
+    private var hosts: [String] = []
+
+    /// Notes that a reply from `host` came over HTTP/2 or later.
+    func note(_ host: String) {
+        hosts.append(host)
+    }
+
+    /// The hosts noted since the last call, oldest first.
+    func take() -> [String] {
+        defer { hosts.removeAll(keepingCapacity: true) }
+        return hosts
     }
 }

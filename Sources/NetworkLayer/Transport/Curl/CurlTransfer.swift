@@ -62,6 +62,8 @@
         let authorities: UnsafeRawBufferPointer?
         /// The sockets of the loop's connections, for the check of a reused one.
         let connections: CurlConnections
+        /// Where the transfer notes that its host multiplexes, for the loop's host queue.
+        let multiplexingNews: CurlMultiplexingNews
         private(set) var chain: RedirectChain
         private(set) var head: ResponseHead
         private(set) var body = Data()
@@ -91,6 +93,7 @@
             easy: CurlEasyHandle,
             authorities: UnsafeRawBufferPointer?,
             connections: CurlConnections,
+            multiplexingNews: CurlMultiplexingNews,
             chunkBuffers: ChunkBuffers
         ) {
             self.pending = JoinedChunk(buffers: chunkBuffers)
@@ -99,6 +102,7 @@
             self.easy = easy
             self.authorities = authorities
             self.connections = connections
+            self.multiplexingNews = multiplexingNews
             self.chain = RedirectChain(
                 original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = ResponseHead(limit: rules.maximumHeaderSize)
@@ -358,11 +362,17 @@
         /// streamed send's caller the head the moment it is complete.
         func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
             if isAbandoned { return abortEnded() }
+            let wasComplete = head.isComplete
             do throws(ResponseHead.Violation) {
                 try head.take(line)
             } catch {
                 abort = .head(error)
                 return 0
+            }
+            // A head that came over HTTP/2 or later lets the sends that wait for this host share its connection,
+            // however long this transfer runs.
+            if head.isComplete && !wasComplete && Self.multiplexes(head.httpVersion) {
+                multiplexingNews.note(queuedHost)
             }
             if submission.stream != nil {
                 if head.isComplete && !headDelivered { deliverHead() }
@@ -376,6 +386,11 @@
                 return 0
             }
             return line.count
+        }
+
+        /// Whether a status line's version ("HTTP/2", "HTTP/3") multiplexes requests on one connection.
+        static func multiplexes(_ version: String) -> Bool {
+            version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3")
         }
 
         /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
