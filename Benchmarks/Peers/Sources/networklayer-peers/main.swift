@@ -203,6 +203,14 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
                     format: " %8.0f  %6.2f×     %8.1f    %6.2f×     %.2f", rate, rate / ahcBestRate, cpu,
                     cpu / ahcBestCPU, slowest / rate))
     }
+    // Every round, so that a side whose rounds fall into two levels shows it (and a round that was slow for every
+    // side, the machine's, shows that).
+    print("each round, req/s, in the order run:")
+    for (side, rounds) in zip(sides, samples) {
+        print(
+            side.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + rounds.map { String(format: " %6.0f", $0.perSecond) }.joined())
+    }
 }
 try await clientDefault.shutdown().get()
 try await client64.shutdown().get()
