@@ -58,7 +58,6 @@ enum {
 // Info types are offsets too: string 0x100000, long 0x200000.
 enum {
     NLCURLINFO_NUM_CONNECTS = 0x20001A,
-    NLCURLINFO_HTTP_VERSION = 0x20002E,
 };
 
 /// What waits unread on an idle TLS connection, as ``nl_curl_tls_idle_input`` finds it.

@@ -42,10 +42,15 @@
         }
 
         @Test func sendsThatEndWhileTheyWaitForAConnectionAreNeverSentAndFreeNoConnection() async throws {
-            // The first reply waits until the test lets it go (each connection has a thread of its own).
+            // The first reply waits until the test lets it go (each connection has a thread of its own); its arrival
+            // at the server is told to the test.
             let gate = DispatchSemaphore(value: 0)
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
             let server = try TestHTTPServer { request in
-                if request.path == "/first" { _ = gate.wait(timeout: .now() + 10) }
+                if request.path == "/first" {
+                    arrived.yield()
+                    _ = gate.wait(timeout: .now() + 10)
+                }
                 return .json(aliceJSON)
             }
             defer { server.stop() }
@@ -53,10 +58,14 @@
             let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
             let url = server.baseURL.appendingPathComponent("users/1")
             let first = Task {
-                try await transport.send(URLRequest(url: server.baseURL.appendingPathComponent("first")))
+                // A first send that fails before it reaches the server ends the wait below.
+                defer { arrived.finish() }
+                var request = URLRequest(url: server.baseURL.appendingPathComponent("first"))
+                request.timeoutInterval = 10
+                return try await transport.send(request)
             }
-            for _ in 0..<500 where server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            try #require(server.requests.count == 1, "the first send holds the connection")
+            var iterator = arrivals.makeAsyncIterator()
+            try #require(await iterator.next() != nil, "the first send holds the connection")
             // Three sends wait behind the first for the one connection, and reach their deadline there, before the
             // first is answered.
             var waiting = URLRequest(url: url.appendingPathComponent("waiting"))

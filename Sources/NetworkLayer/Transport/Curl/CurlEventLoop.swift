@@ -331,10 +331,7 @@
                 return false
             }
             _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
-            var version = 0
-            _ = nl_curl_easy_getinfo_long(transfer.easy.pointer, Int32(NLCURLINFO_HTTP_VERSION), &version)
-            // CURL_HTTP_VERSION_2_0 is 3, CURL_HTTP_VERSION_3 is 30; 0 when no reply came.
-            return handOver(hostQueue.leave(transfer.queuedHost, multiplexes: version == 0 ? nil : version >= 3))
+            return handOver(hostQueue.leave(transfer.queuedHost, multiplexes: transfer.replyMultiplexes))
         }
 
         /// Lets the sends that wait for hosts whose replies came over HTTP/2 during this turn share their connection;
@@ -353,17 +350,14 @@
         /// nest.
         private func handOver(_ next: [Int]) -> Bool {
             guard !next.isEmpty else { return false }
-            for id in next { byID[id]?.isWaitingForConnection = false }
-            admitted += next
+            admit(next)
             guard !isHandingAdmitted else { return true }
             isHandingAdmitted = true
             var index = 0
             while index < admitted.count {
                 if let transfer = byID[admitted[index]] {
                     if transfer.state.withLock({ $0.hasEnded }) {
-                        let others = hostQueue.leave(transfer.queuedHost, multiplexes: nil)
-                        for id in others { byID[id]?.isWaitingForConnection = false }
-                        admitted += others
+                        admit(hostQueue.leave(transfer.queuedHost, multiplexes: nil))
                         recycle(transfer)
                     } else {
                         run(transfer)
@@ -374,6 +368,13 @@
             admitted = []
             isHandingAdmitted = false
             return true
+        }
+
+        /// Notes sends the host queue let go as no longer waiting (a removal before their hand-over then counts them
+        /// as running) and lists them for the hand-over.
+        private func admit(_ ids: [Int]) {
+            for id in ids { byID[id]?.isWaitingForConnection = false }
+            admitted += ids
         }
 
         /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.

@@ -393,6 +393,11 @@
             version.hasPrefix("HTTP/2") || version.hasPrefix("HTTP/3")
         }
 
+        /// Whether the current hop's reply came over a protocol that multiplexes; `nil` when no reply came.
+        var replyMultiplexes: Bool? {
+            head.statusCode == nil ? nil : Self.multiplexes(head.httpVersion)
+        }
+
         /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
         private func deliverHead() {
             guard let status = head.statusCode, let url = chain.current.url else { return }
