@@ -16,7 +16,7 @@ import Foundation
 package struct ReceivedResponse: Sendable {
     private enum Storage: Sendable {
         case built(HTTPURLResponse)
-        case parts(url: URL, httpVersion: String, headerFields: [String: String])
+        case parts(url: URL, httpVersion: String, fields: [(name: String, value: String)])
     }
 
     /// The HTTP status code.
@@ -29,10 +29,24 @@ package struct ReceivedResponse: Sendable {
         storage = .built(response)
     }
 
-    /// A response to build when asked for, from the parts a transport parsed.
-    package init(url: URL, statusCode: Int, httpVersion: String, headerFields: [String: String]) {
+    /// A response to build when asked for, from the parts a transport parsed: its header fields in the order they
+    /// came, repeated names and all.
+    package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
         self.statusCode = statusCode
-        storage = .parts(url: url, httpVersion: httpVersion, headerFields: headerFields)
+        storage = .parts(url: url, httpVersion: httpVersion, fields: fields)
+    }
+
+    /// Header fields as `HTTPURLResponse` takes them: one entry a name as it was written, the values of a
+    /// repeated name joined with ", " in their order.
+    package static func headerFields(merging fields: [(name: String, value: String)]) -> [String: String] {
+        var merged = [String: String](minimumCapacity: fields.count)
+        for field in fields {
+            // One lookup a field; a second only for a repeated name.
+            if let earlier = merged.updateValue(field.value, forKey: field.name) {
+                merged[field.name] = "\(earlier), \(field.value)"
+            }
+        }
+        return merged
     }
 
     /// The response as Foundation has it; built from the parts on each call, so ask once.
@@ -43,10 +57,11 @@ package struct ReceivedResponse: Sendable {
         switch storage {
         case .built(let response):
             return response
-        case .parts(let url, let httpVersion, let headerFields):
+        case .parts(let url, let httpVersion, let fields):
             guard
                 let response = HTTPURLResponse(
-                    url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+                    url: url, statusCode: statusCode, httpVersion: httpVersion,
+                    headerFields: Self.headerFields(merging: fields))
             else {
                 throw .transport(
                     .badResponse,

@@ -13,7 +13,8 @@ struct ReceivedResponseTests {
 
     @Test func thePartsBuildTheResponseFoundationWouldHaveBuilt() throws {
         let fields = ["content-type": "application/json; charset=utf-8", "Content-Length": "52", "ETag": "\"v1\""]
-        let received = ReceivedResponse(url: url, statusCode: 201, httpVersion: "HTTP/1.1", headerFields: fields)
+        let received = ReceivedResponse(
+            url: url, statusCode: 201, httpVersion: "HTTP/1.1", fields: fields.map { (name: $0.key, value: $0.value) })
         #expect(received.statusCode == 201)
         let response = try received.httpResponse()
         let expected = try #require(
@@ -25,6 +26,15 @@ struct ReceivedResponseTests {
         #expect(response.expectedContentLength == 52)
         #expect(response.mimeType == expected.mimeType)
         #expect(response.headerFields == expected.headerFields)
+    }
+
+    @Test func repeatedFieldsReachTheResponseJoinedInTheirOrder() throws {
+        let received = ReceivedResponse(
+            url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+            fields: [("Set-Cookie", "a=1"), ("X-Trace", "7"), ("Set-Cookie", "b=2"), ("Set-Cookie", "c=3")])
+        let response = try received.httpResponse()
+        #expect(response.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2, c=3")
+        #expect(response.value(forHTTPHeaderField: "X-Trace") == "7")
     }
 
     @Test func aBuiltResponseIsHandedBackAsItIs() throws {

@@ -31,6 +31,15 @@
             #expect(parsed.announcedLength == 2)
         }
 
+        @Test func aFieldIsFoundInAnyCaseWithItsRepeatsJoinedInOrder() throws {
+            let parsed = try head(
+                "HTTP/1.1 302 Found\r\n", "LOCATION: /a\r\n", "X-Location: /b\r\n", "location: /c\r\n",
+                "\r\n")
+            #expect(parsed.value(ofField: "location") == "/a, /c")
+            #expect(parsed.value(ofField: "x-location") == "/b")
+            #expect(parsed.value(ofField: "content-length") == nil)
+        }
+
         @Test(arguments: [
             ("Content-Length: 12abc\r\n", ResponseHead.Violation.malformedContentLength("12abc")),
             ("Content-Length: 1 2\r\n", .malformedContentLength("1 2")),

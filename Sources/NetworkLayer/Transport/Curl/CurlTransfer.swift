@@ -401,13 +401,12 @@
         /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
         private func deliverHead() {
             guard let status = head.statusCode, let url = chain.current.url else { return }
-            let fields = head.headerFields
-            let location = fields.value(forHeaderField: "Location")
+            let location = head.value(ofField: "location")
             guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy) else {
                 return
             }
             let response = ReceivedResponse(
-                url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
+                url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
             headDelivered = true
             state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
         }
@@ -460,15 +459,14 @@
             guard let status = head.statusCode, head.isComplete, let url = chain.current.url else {
                 return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
             }
-            let fields = head.headerFields
-            let location = fields.value(forHeaderField: "Location")
+            let location = head.value(ofField: "location")
             switch chain.decide(status: status, location: location, policy: rules.redirectPolicy) {
             case .follow: return .follow
             case .fail(let error): return .fail(error)
             case .deliver:
                 // The caller builds the response, if it needs one, after the loop has let go of the transfer.
                 let response = ReceivedResponse(
-                    url: url, statusCode: status, httpVersion: head.httpVersion, headerFields: fields)
+                    url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
                 return .deliver(body, response)
             }
         }

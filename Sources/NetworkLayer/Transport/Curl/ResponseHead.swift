@@ -109,11 +109,13 @@ struct ResponseHead {
         fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
-    /// Whether ASCII `bytes` equal the lowercase `lowered`, ignoring case.
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowered: [UInt8]) -> Bool {
+    /// Whether ASCII `bytes` equal `lowered` (lowercase), ignoring the case of letters.
+    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowered: some Collection<UInt8>) -> Bool {
         guard bytes.count == lowered.count else { return false }
-        for (byte, expected) in zip(bytes, lowered) where byte | 0x20 != expected {
-            return false
+        for (byte, expected) in zip(bytes, lowered) where byte != expected {
+            guard expected >= UInt8(ascii: "a"), expected <= UInt8(ascii: "z"), byte == expected - 32 else {
+                return false
+            }
         }
         return true
     }
@@ -125,14 +127,15 @@ struct ResponseHead {
     }
 
     /// The fields as a dictionary, repeated names joined with ", ".
-    var headerFields: [String: String] {
-        var merged = [String: String](minimumCapacity: fields.count)
-        for field in fields {
-            // One lookup a field; a second only for a repeated name.
-            if let earlier = merged.updateValue(field.value, forKey: field.name) {
-                merged[field.name] = "\(earlier), \(field.value)"
-            }
+    var headerFields: [String: String] { ReceivedResponse.headerFields(merging: fields) }
+
+    /// The value of the field `lowercasedName` in any case, the values of a repeated field joined with ", " in
+    /// their order; `nil` when the head has none.
+    func value(ofField lowercasedName: String) -> String? {
+        var joined: String?
+        for field in fields where Self.equalsIgnoringCase(field.name.utf8, lowercasedName.utf8) {
+            joined = joined.map { "\($0), \(field.value)" } ?? field.value
         }
-        return merged
+        return joined
     }
 }
