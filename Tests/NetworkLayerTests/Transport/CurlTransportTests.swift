@@ -125,6 +125,45 @@
             }
         }
 
+        @Test func aHandleThatCarriedOneRequestCarriesNothingOfItIntoTheNext() async throws {
+            let server = try TestHTTPServer { _ in .response(status: 200, body: Data("ok".utf8)) }
+            defer { server.stop() }
+            // One loop and one connection: every send takes the easy handle the one before it gave back.
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
+            func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:])
+                -> URLRequest
+            {
+                var request = URLRequest(url: server.baseURL.appendingPathComponent(path))
+                request.httpMethod = method
+                request.httpBody = body.map { Data($0.utf8) }
+                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+                return request
+            }
+            let sent = [
+                request("GET", "a", headers: ["X-A": "1"]), request("GET", "b"),
+                request("POST", "c", body: "c=1", headers: ["Content-Type": "text/plain"]), request("GET", "d"),
+                request("HEAD", "e"), request("GET", "f"),
+                request("PUT", "g", body: "g", headers: ["Content-Type": "text/plain"]), request("GET", "h"),
+                request("DELETE", "i"), request("GET", "j"), request("GET", "k", headers: ["X-K": "2"]),
+            ]
+            for next in sent {
+                #expect(try await transport.send(next).1.statusCode == 200)
+            }
+            let received = server.requests
+            try #require(received.count == sent.count)
+            for (request, arrived) in zip(sent, received) {
+                let path = request.url?.lastPathComponent ?? ""
+                #expect(arrived.method == request.httpMethod, "\(path)")
+                #expect(arrived.path == "/" + path)
+                #expect(arrived.body == request.httpBody ?? Data(), "\(path)")
+                #expect(arrived.header("X-A") == request.value(forHTTPHeaderField: "X-A"), "\(path)")
+                #expect(arrived.header("X-K") == request.value(forHTTPHeaderField: "X-K"), "\(path)")
+                #expect(arrived.header("Content-Type") == request.value(forHTTPHeaderField: "Content-Type"), "\(path)")
+                if request.httpBody == nil { #expect(arrived.header("Content-Length") == nil, "\(path)") }
+            }
+            #expect(server.acceptedConnections == 1)
+        }
+
         @Test func aConnectionsSocketIsClosedOnExecSoNoChildProcessKeepsIt() async throws {
             let server = try TestHTTPServer { _ in .json(aliceJSON) }
             defer { server.stop() }

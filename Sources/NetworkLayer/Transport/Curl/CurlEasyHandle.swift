@@ -15,9 +15,19 @@
             errorBuffer.initialize(repeating: 0, count: Int(NLCURL_ERROR_SIZE))
         }
 
+        /// Whether the options set since the last ``reset()`` are those of a plain GET, which the next plain GET
+        /// may keep.
+        var holdsPlainGETOptions = false
+
         /// Forgets every option of the last transfer; connections stay in the multi handle's cache.
         func reset() {
             nl_curl_easy_reset(pointer)
+            holdsPlainGETOptions = false
+            clearError()
+        }
+
+        /// Empties the error buffer, for a transfer that keeps the last one's options.
+        func clearError() {
             errorBuffer[0] = 0
         }
 
