@@ -11,14 +11,18 @@ enum URLJoining {
             // No path of its own: the base URL's path stands as written.
             if base.path.isEmpty { joinedPath = "/" }
         } else {
-            while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+            while prefix.utf8.last == UInt8(ascii: "/") { prefix = prefix.dropLast() }
         }
         var query = baseQuery
         if !queryItems.isEmpty {
             let encoded = QueryEncoding.encode(queryItems)
             query = query.map { $0.isEmpty ? encoded : $0 + "&" + encoded } ?? encoded
         }
-        let text = String(prefix) + joinedPath + (query.map { "?" + $0 } ?? "")
+        var text = ""
+        text.reserveCapacity(prefix.utf8.count + joinedPath.utf8.count + (query.map { $0.utf8.count + 1 } ?? 0))
+        text += prefix
+        text += joinedPath
+        if let query { text += "?" + query }
         guard let url = URL(string: text) else {
             throw .invalidRequest(.url, reason: "\"\(text)\" is not a valid URL")
         }

@@ -42,6 +42,33 @@ struct RequestRulesTests {
         }
     }
 
+    /// Header sets of a few names (compared pair by pair) and of many (through a set).
+    static let headerSets: [(fields: [String: String], twice: Bool)] = [
+        (["Accept": "a", "accept": "b"], true),
+        (["X-Trace": "1", "Accept": "a", "x-trACE": "2"], true),
+        (["X-^": "1", "X-~": "2", "Accept": "a"], false),
+        (["Accept": "a"], false),
+        (Dictionary(uniqueKeysWithValues: (0..<12).map { ("X-\($0)", "v") }), false),
+        (Dictionary(uniqueKeysWithValues: (0..<12).map { ("X-\($0)", "v") } + [("X-^", "w"), ("X-~", "w")]), false),
+        (Dictionary(uniqueKeysWithValues: (0..<12).map { ("X-N\($0)", "v") } + [("x-n7", "w")]), true),
+    ]
+
+    @Test(arguments: headerSets)
+    func aNameGivenTwiceInDifferentCasesIsRefused(fields: [String: String], twice: Bool) {
+        let refused: Bool
+        do {
+            try RequestRules.validate(fields)
+            refused = false
+        } catch {
+            refused = true
+            guard case .invalidRequest(.headers, _, _) = error else {
+                Issue.record("expected invalidRequest(.headers), got \(error)")
+                return
+            }
+        }
+        #expect(refused == twice, "\(fields.keys.sorted())")
+    }
+
     @Test func aBodyWithoutATypeIsLabeledAndOneWithATypeKeepsIt() throws {
         let json = Self.request("https://api.example.com/", method: "POST", body: Data(#"{"a":1}"#.utf8))
         #expect(try RequestRules.check(json).value(forHTTPHeaderField: "Content-Type") == "application/json")
