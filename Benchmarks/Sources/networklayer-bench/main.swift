@@ -66,7 +66,8 @@ if let stream = value(of: "--hostile-child"), let transport = value(of: "--trans
 }
 
 // For profilers: one client only ("plain URLSession", "URLSessionTransport", "CurlTransport"), small requests,
-// against --url; --per-host N gives CurlTransport N connections per host, --ca FILE a CA to trust.
+// against --url; --per-host N gives CurlTransport N connections per host, --threads N that many event loops, --ca FILE
+// a CA to trust.
 if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     let count = value(of: "--count").flatMap(Int.init) ?? 5000
     let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
@@ -74,11 +75,13 @@ if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap
     #if os(Linux)
         // --per-host N: a CurlTransport with N connections per host instead of the default.
         // --ca FILE: trust a test CA (an https --url).
-        if side == "CurlTransport", arguments.contains("--per-host") || arguments.contains("--ca") {
+        // --threads N: N event loops instead of one per core.
+        if side == "CurlTransport", ["--per-host", "--ca", "--threads"].contains(where: arguments.contains) {
             chosen = Network(
                 transport: try CurlTransport(
                     maximumConnectionsPerHost: value(of: "--per-host").flatMap(Int.init) ?? 16,
-                    additionalTrustedCertificates: value(of: "--ca").map { URL(fileURLWithPath: $0) }))
+                    additionalTrustedCertificates: value(of: "--ca").map { URL(fileURLWithPath: $0) },
+                    threadCount: value(of: "--threads").flatMap(Int.init) ?? CurlTransport.defaultThreadCount))
         }
     #endif
     let network = chosen

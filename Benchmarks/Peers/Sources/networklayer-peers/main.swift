@@ -12,8 +12,10 @@ import NetworkLayer
 // networklayer-peers: NetworkLayer against AsyncHTTPClient 1.33.1, in one process, in rotated rounds.
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
-//       [--one-thread] [--ca FILE]
+//       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession]
 //
+// --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
+// --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
 // --one-thread adds a CurlTransport with one event-loop thread (and 64 connections per host) beside the default.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
@@ -98,10 +100,13 @@ extension Array where Element == Double {
 }
 
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
-    print("usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE]")
+    print(
+        "usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE] [--scale N]"
+            + " [--without-urlsession]")
     exit(2)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
+let scale = max(1, value(of: "--scale").flatMap(Int.init) ?? 1)
 let small = base.appendingPathComponent("small")
 let decoder = JSONDecoder()
 let authority = value(of: "--ca").map { URL(fileURLWithPath: $0) }
@@ -130,7 +135,7 @@ func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
 
 let session = URLSession(configuration: .ephemeral)
 var sides: [Side] = []
-if authority == nil {
+if authority == nil && !arguments.contains("--without-urlsession") {
     sides.append(
         Side(name: "URLSession") {
             let (data, response) = try await session.data(from: small)
@@ -176,7 +181,7 @@ print("NetworkLayer against AsyncHTTPClient 1.33.1: \(small), \(rounds) rotated 
     print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
 #endif
 let scenarios: [(name: String, tasks: Int, each: Int)] = [
-    ("sequential small JSON", 1, 2000), ("64 concurrent small JSON", 64, 200),
+    ("sequential small JSON", 1, 2000 * scale), ("64 concurrent small JSON", 64, 200 * scale),
 ]
 let only = value(of: "--only")
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
