@@ -27,7 +27,7 @@
                 "Content-Length: 2\r\n", "X-A: 1\r\n", "X-A: 2\r\n", "\r\n")
             #expect(parsed.statusCode == 201)
             #expect(parsed.isComplete)
-            #expect(parsed.headerFields == ["Content-Length": "2", "X-A": "1, 2"])
+            #expect(ReceivedResponse.headerFields(merging: parsed.fields) == ["Content-Length": "2", "X-A": "1, 2"])
             #expect(parsed.announcedLength == 2)
         }
 
@@ -67,7 +67,7 @@
             #expect(throws: ResponseHead.Violation.tooLarge(limit: 1024)) {
                 for _ in 0..<20 { try feed(&parsed, trailer) }
             }
-            #expect(parsed.headerFields.isEmpty, "trailers are not fields of the response")
+            #expect(parsed.fields.isEmpty, "trailers are not fields of the response")
         }
     }
 #endif

@@ -15,8 +15,8 @@
             errorBuffer.initialize(repeating: 0, count: Int(NLCURL_ERROR_SIZE))
         }
 
-        /// Whether the options set since the last ``reset()`` are those of a plain GET, which the next plain GET
-        /// may keep.
+        /// Whether the options set since the last ``reset()`` are those of a plain GET that ended well on its first
+        /// attempt, which the next plain GET may keep.
         var holdsPlainGETOptions = false
 
         /// Forgets every option of the last transfer; connections stay in the multi handle's cache.

@@ -73,6 +73,10 @@
         private var uploadReader: (any ChunkReader)?
         /// A streamed body's bytes joined since the last hand-over to its reader.
         private var pending: JoinedChunk
+        /// Whether the current hop is a GET without a body, upload, stream or fresh connection.
+        private var isPlainGET = false
+        /// How many times libcurl has sent the current hop's request (its pre-request callback's calls).
+        private var requestsSent = 0
         /// Whether the current hop is sent again on a connection of its own, because the one libcurl reused for it
         /// was unclean; that connection is closed (a transfer aborted by a callback never leaves its connection for
         /// reuse).
@@ -131,20 +135,24 @@
                 return .invalidRequest(.body, reason: "CurlTransport sends bodies given as Data, not as streams")
             }
             let user = Unmanaged.passUnretained(self).toOpaque()
-            // A plain GET on a handle whose last hop was one too keeps that hop's options: every one of them is
-            // the same, but the URL, the transfer it calls back and the header lines (libcurl resets what it
-            // learned of a transfer at the start of the next). In a profile at 64 concurrent, resetting the handle
-            // and setting the options again took about 2.5% of the CPU.
-            let isPlainGET =
+            // A plain GET on a handle whose last hop was one too, and ended well on its first attempt, keeps that
+            // hop's options: every one of them is the same, but the URL, the transfer libcurl calls back and the
+            // header lines. libcurl starts each transfer's own state afresh, but for one thing only a reset clears:
+            // its count of requests it sent again on a fresh connection (it gives up on the sixth), which grows
+            // when a reused connection dies under a request. So a hop that libcurl sent more than once, or that
+            // failed, leaves its handle to be reset. In a profile at 64 concurrent, resetting the handle and setting
+            // the options again took about 2.5% of the CPU.
+            isPlainGET =
                 method == "GET" && (request.httpBody?.isEmpty ?? true) && submission.upload == nil
                 && submission.stream == nil && !opensFreshConnection
+            requestsSent = 0
             if isPlainGET && easy.holdsPlainGETOptions {
                 easy.clearError()
             } else {
                 easy.reset()
                 if let error = configureOptions(of: request, method: method, user: user) { return error }
-                easy.holdsPlainGETOptions = isPlainGET
             }
+            easy.holdsPlainGETOptions = false
             easy.set(NLCURLOPT_URL, url.absoluteString)
             easy.setPointer(NLCURLOPT_WRITEDATA, user)
             easy.setPointer(NLCURLOPT_HEADERDATA, user)
@@ -155,8 +163,7 @@
             return nil
         }
 
-        /// Sets every option of the hop but the URL, the transfer libcurl calls back and the header lines, on a
-        /// handle just reset.
+        /// Sets the hop's options on a handle just reset: all but those ``configure()`` sets for every hop.
         private func configureOptions(of request: URLRequest, method: String, user: UnsafeMutableRawPointer)
             -> NetworkError?
         {
@@ -435,6 +442,7 @@
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
         /// bytes waiting that could be taken for the response.
         func checkConnection(_ endpoints: CurlConnections.Endpoints) -> Int32 {
+            requestsSent += 1
             var connects = 0
             _ = nl_curl_easy_getinfo_long(easy.pointer, Int32(NLCURLINFO_NUM_CONNECTS), &connects)
             if connects > 0 {
@@ -459,6 +467,8 @@
 
         /// What to do now that libcurl has finished the hop with `code`.
         func outcome(of code: CurlCode) -> CurlHopOutcome {
+            // libcurl calls the pre-request callback for each time it sends the request.
+            easy.holdsPlainGETOptions = isPlainGET && code == .ok && abort == nil && requestsSent == 1
             if case .uncleanConnection = abort {
                 opensFreshConnection = true
                 return .retry

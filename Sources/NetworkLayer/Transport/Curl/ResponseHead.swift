@@ -126,9 +126,6 @@ struct ResponseHead {
         return Int64(contentLength) ?? .max
     }
 
-    /// The fields as a dictionary, repeated names joined with ", ".
-    var headerFields: [String: String] { ReceivedResponse.headerFields(merging: fields) }
-
     /// The value of the field `lowercasedName` in any case, the values of a repeated field joined with ", " in
     /// their order; `nil` when the head has none.
     func value(ofField lowercasedName: String) -> String? {
