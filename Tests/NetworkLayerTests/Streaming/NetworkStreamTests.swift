@@ -91,9 +91,11 @@ struct NetworkStreamTests {
     }
 
     @Test func theIdleTimeoutCountsOnlyTimeSpentWaitingForTheNetwork() async throws {
-        // Chunks every 50 ms, a 2.5 s idle timeout, and a reader that takes 200 ms per chunk: 4 s in all, longer than
-        // the idle timeout, yet never idle (a loaded machine would have to stall a sleep of 50 ms for 2.5 s).
-        let mock = MockTransport(defaultResponse: .stream(Array(Self.chunks.prefix(20)), every: .milliseconds(50)))
+        // Every chunk is there as soon as the reader asks for it, and the reader takes 200 ms over each: 4 s in all,
+        // longer than the 2.5 s idle timeout and the 1 s timeout, yet never waiting for the network. (Chunks that
+        // arrived on a timer made the test depend on the producer's task running within 2.5 s of its turn, which
+        // a test run that kept every cooperative thread busy once missed.)
+        let mock = MockTransport(defaultResponse: .stream(Array(Self.chunks.prefix(20))))
         var network = Network(transport: mock, timeout: 1)
         network.idleTimeout = 2.5
         let log = try await network.stream(LogRoute())
