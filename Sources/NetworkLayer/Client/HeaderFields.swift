@@ -111,9 +111,13 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens).
     static func sameName(_ first: String, _ second: String) -> Bool {
-        let (a, b) = (first.utf8, second.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in
+        sameName(first.utf8, second.utf8)
+    }
+
+    /// Whether two field names, as bytes, are the same, ignoring the case of ASCII letters only (so `^` is not `~`).
+    static func sameName(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> Bool {
+        guard first.count == second.count else { return false }
+        return zip(first, second).allSatisfy { x, y in
             x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
         }
     }

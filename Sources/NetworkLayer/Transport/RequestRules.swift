@@ -77,7 +77,7 @@ package enum RequestRules {
     private static func nameGivenTwice(in names: some Collection<String>) -> String? {
         guard names.count > 8 else {
             for (offset, name) in names.enumerated() {
-                if let twin = names.dropFirst(offset + 1).first(where: { equalIgnoringCase($0, name) }) {
+                if let twin = names.dropFirst(offset + 1).first(where: { HeaderFields.sameName($0, name) }) {
                     return twin
                 }
             }
@@ -85,14 +85,6 @@ package enum RequestRules {
         }
         var seen = Set<String>(minimumCapacity: names.count)
         return names.first { !seen.insert($0.lowercased()).inserted }
-    }
-
-    /// Whether two ASCII texts are equal but for the case of their letters.
-    private static func equalIgnoringCase(_ first: String, _ second: String) -> Bool {
-        first.utf8.count == second.utf8.count
-            && zip(first.utf8, second.utf8).allSatisfy { pair in
-                pair.0 == pair.1 || (pair.0 ^ 0x20 == pair.1 && (pair.0 | 0x20) >= 0x61 && (pair.0 | 0x20) <= 0x7A)
-            }
     }
 
     /// Whether the text is an RFC 9110 `token`: one or more of `A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~`.

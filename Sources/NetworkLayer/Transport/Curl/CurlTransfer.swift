@@ -429,7 +429,7 @@
         /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
         private func deliverHead() {
             guard let status = head.statusCode, let url = chain.current.url else { return }
-            let location = head.value(ofField: "location")
+            let location = head.value(ofField: "Location")
             guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy) else {
                 return
             }
@@ -490,7 +490,7 @@
             guard let status = head.statusCode, head.isComplete, let url = chain.current.url else {
                 return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
             }
-            let location = head.value(ofField: "location")
+            let location = head.value(ofField: "Location")
             switch chain.decide(status: status, location: location, policy: rules.redirectPolicy) {
             case .follow: return .follow
             case .fail(let error): return .fail(error)

@@ -93,14 +93,14 @@ struct ResponseHead {
         while end > start && (line[end - 1] == 32 || line[end - 1] == 9) { end -= 1 }
         let name = UnsafeBufferPointer(rebasing: line[..<colon])
         let value = UnsafeBufferPointer(rebasing: line[start..<end])
-        if Self.equalsIgnoringCase(name, Self.contentLengthName) {
+        if HeaderFields.sameName(name, Self.contentLengthName) {
             let text = String(decoding: value, as: UTF8.self)
             guard !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
                 throw .malformedContentLength(text)
             }
             if let earlier = contentLength, earlier != text { throw .conflictingContentLengths(earlier, text) }
             contentLength = text
-        } else if Self.equalsIgnoringCase(name, Self.transferEncodingName) {
+        } else if HeaderFields.sameName(name, Self.transferEncodingName) {
             hasTransferEncoding = true
         }
         if contentLength != nil && hasTransferEncoding { throw .lengthWithTransferEncoding }
@@ -109,28 +109,17 @@ struct ResponseHead {
         fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
-    /// Whether ASCII `bytes` equal `lowered` (lowercase), ignoring the case of letters.
-    private static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ lowered: some Collection<UInt8>) -> Bool {
-        guard bytes.count == lowered.count else { return false }
-        for (byte, expected) in zip(bytes, lowered) where byte != expected {
-            guard expected >= UInt8(ascii: "a"), expected <= UInt8(ascii: "z"), byte == expected - 32 else {
-                return false
-            }
-        }
-        return true
-    }
-
     /// The body length the complete head announces, if it has a `Content-Length`.
     var announcedLength: Int64? {
         guard isComplete, let contentLength else { return nil }
         return Int64(contentLength) ?? .max
     }
 
-    /// The value of the field `lowercasedName` in any case, the values of a repeated field joined with ", " in
-    /// their order; `nil` when the head has none.
-    func value(ofField lowercasedName: String) -> String? {
+    /// The value of the field `name` in any case, the values of a repeated field joined with ", " in their order;
+    /// `nil` when the head has none.
+    func value(ofField name: String) -> String? {
         var joined: String?
-        for field in fields where Self.equalsIgnoringCase(field.name.utf8, lowercasedName.utf8) {
+        for field in fields where HeaderFields.sameName(field.name, name) {
             joined = joined.map { "\($0), \(field.value)" } ?? field.value
         }
         return joined
