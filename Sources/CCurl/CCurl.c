@@ -277,10 +277,12 @@ struct nl_curl_poller {
     int wake;  // an eventfd in the set, written to wake the wait
     // For each socket number below `capacity`, what the set holds (SOCKET_ABSENT, SOCKET_WATCHED, or SOCKET_RESTING:
     // libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs
-    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD), and SOCKET_MAY_REST for the sockets
-    // ``open_socket`` opened. Touched only by whoever drives the loop.
-    unsigned char *sockets;
+    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD), SOCKET_MAY_REST for the sockets
+    // ``open_socket`` opened, and their serials. Touched only by whoever drives the loop.
+    struct socket_slot *sockets;
     int capacity;
+    // The serial of the last socket ``open_socket`` opened; never 0, the serial of no socket.
+    unsigned int last_serial;
     // The easy handles whose socket could not be watched (epoll_ctl failed), for the driver to fail, and whether
     // more failed than fit: the socket callback returns 0 regardless, since -1 would make libcurl give up on every
     // transfer of the multi handle.
@@ -291,16 +293,23 @@ struct nl_curl_poller {
 
 enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2, SOCKET_STATE = 3, SOCKET_MAY_REST = 4 };
 
+// What the poller knows of one socket number: its state in the set, and the serial ``open_socket`` gave the socket
+// it opened under that number, which ``close_socket`` clears (0) when libcurl closes it.
+struct socket_slot {
+    unsigned char flags;
+    unsigned int serial;
+};
+
 /// The entry for `socket`, growing the table as needed; NULL past a million sockets or without memory (then the
-/// socket is added and removed each time).
-static unsigned char *socket_entry(struct nl_curl_poller *poller, int socket) {
+/// socket is added and removed each time, and has no serial).
+static struct socket_slot *socket_entry(struct nl_curl_poller *poller, int socket) {
     if (socket < 0 || socket >= (1 << 20)) return NULL;
     if (socket >= poller->capacity) {
         int capacity = poller->capacity ? poller->capacity : 256;
         while (capacity <= socket) capacity *= 2;
-        unsigned char *grown = realloc(poller->sockets, (size_t)capacity);
+        struct socket_slot *grown = realloc(poller->sockets, (size_t)capacity * sizeof *grown);
         if (!grown) return NULL;
-        memset(grown + poller->capacity, SOCKET_ABSENT, (size_t)(capacity - poller->capacity));
+        memset(grown + poller->capacity, 0, (size_t)(capacity - poller->capacity) * sizeof *grown);
         poller->sockets = grown;
         poller->capacity = capacity;
     }
@@ -308,12 +317,12 @@ static unsigned char *socket_entry(struct nl_curl_poller *poller, int socket) {
 }
 
 /// The entry for `socket` if the table has one, without growing it.
-static unsigned char *known_entry(struct nl_curl_poller *poller, int socket) {
+static struct socket_slot *known_entry(struct nl_curl_poller *poller, int socket) {
     return socket >= 0 && socket < poller->capacity ? &poller->sockets[socket] : NULL;
 }
 
-static void set_state(unsigned char *entry, int state) {
-    if (entry) *entry = (unsigned char)((*entry & ~SOCKET_STATE) | state);
+static void set_state(struct socket_slot *entry, int state) {
+    if (entry) entry->flags = (unsigned char)((entry->flags & ~SOCKET_STATE) | state);
 }
 
 // CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN 1, OUT 2, INOUT 3,
@@ -328,10 +337,10 @@ static void set_state(unsigned char *entry, int state) {
 static int watch_socket(void *easy, int socket, int what, void *user, void *assigned) {
     (void)assigned;
     struct nl_curl_poller *poller = user;
-    unsigned char *entry = socket_entry(poller, socket);
-    int state = entry ? (*entry & SOCKET_STATE) : SOCKET_ABSENT;
+    struct socket_slot *entry = socket_entry(poller, socket);
+    int state = entry ? (entry->flags & SOCKET_STATE) : SOCKET_ABSENT;
     if (what == 4) {
-        if (entry && state == SOCKET_WATCHED && (*entry & SOCKET_MAY_REST)) {
+        if (entry && state == SOCKET_WATCHED && (entry->flags & SOCKET_MAY_REST)) {
             set_state(entry, SOCKET_RESTING);
         } else {
             epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
@@ -365,15 +374,20 @@ struct socket_address {
     unsigned int addrlen;
 };
 
-// CURLOPT_OPENSOCKETFUNCTION: opens a connection's socket as libcurl would, but with SOCK_CLOEXEC, and marks it as
-// one that may rest in the set. Returns CURL_SOCKET_BAD (-1) when the socket cannot be made.
+// CURLOPT_OPENSOCKETFUNCTION: opens a connection's socket as libcurl would, but with SOCK_CLOEXEC, marks it as one
+// that may rest in the set, and gives it the next serial. Returns CURL_SOCKET_BAD (-1) when the socket cannot be
+// made.
 static int open_socket(void *user, int purpose, struct socket_address *address) {
     (void)purpose;
     struct nl_curl_poller *poller = user;
     int socket_number = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
     if (socket_number < 0) return -1;
-    unsigned char *entry = socket_entry(poller, socket_number);
-    if (entry) *entry = SOCKET_ABSENT | SOCKET_MAY_REST;
+    struct socket_slot *entry = socket_entry(poller, socket_number);
+    if (entry) {
+        entry->flags = SOCKET_ABSENT | SOCKET_MAY_REST;
+        if (++poller->last_serial == 0) poller->last_serial = 1;
+        entry->serial = poller->last_serial;
+    }
     return socket_number;
 }
 
@@ -382,10 +396,18 @@ static int open_socket(void *user, int purpose, struct socket_address *address) 
 // still in the set: it is taken out first.
 static int close_socket(void *user, int socket) {
     struct nl_curl_poller *poller = user;
-    unsigned char *entry = known_entry(poller, socket);
-    if (!entry || (*entry & SOCKET_STATE) != SOCKET_ABSENT) epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
-    if (entry) *entry = SOCKET_ABSENT;
+    struct socket_slot *entry = known_entry(poller, socket);
+    if (!entry || (entry->flags & SOCKET_STATE) != SOCKET_ABSENT) epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
+    if (entry) *entry = (struct socket_slot){0};
     return close(socket);
+}
+
+// A connection's socket that libcurl has not closed since ``open_socket`` opened it keeps its serial. libcurl 7.88
+// closes every connection's socket through ``close_socket``; only sockets it never handed to a connection (an
+// attempt that lost the race between address families, or failed) it closes itself, and those are never looked up.
+unsigned int nl_curl_poller_socket_serial(struct nl_curl_poller *poller, int socket) {
+    struct socket_slot *entry = known_entry(poller, socket);
+    return entry ? entry->serial : 0;
 }
 
 // CURLOPT_OPENSOCKETFUNCTION 20163, CURLOPT_OPENSOCKETDATA 10164, CURLOPT_CLOSESOCKETFUNCTION 20208,
@@ -435,8 +457,8 @@ void nl_curl_poller_free(struct nl_curl_poller *poller) {
 }
 
 int nl_curl_poller_act(struct nl_curl_poller *poller, int socket, int actions) {
-    unsigned char *entry = known_entry(poller, socket);
-    if (entry && (*entry & SOCKET_STATE) == SOCKET_RESTING) {
+    struct socket_slot *entry = known_entry(poller, socket);
+    if (entry && (entry->flags & SOCKET_STATE) == SOCKET_RESTING) {
         epoll_ctl(poller->epoll, EPOLL_CTL_DEL, socket, NULL);
         set_state(entry, SOCKET_ABSENT);
         return 0;

@@ -147,6 +147,10 @@ int nl_curl_poller_wait(nl_curl_poller *poller, int timeout_ms, int *sockets, in
 /// Makes libcurl open the connection sockets of `easy` through `poller` (with close-on-exec, marked as sockets that
 /// may rest in its set) and close them through it (it first takes them out of its set).
 int nl_curl_easy_open_sockets_through(void *easy, nl_curl_poller *poller);
+/// The serial the poller gave the socket it opened as `socket` (a count of the sockets it opened, wrapping after 2^32
+/// and never 0), or 0 once libcurl has closed it, or for a number it did not open. Only by whoever drives the multi
+/// handle.
+unsigned int nl_curl_poller_socket_serial(nl_curl_poller *poller, int socket);
 /// An easy handle one of whose sockets could not be added to the set (so it would wait for ever), or NULL; each
 /// once. Only by whoever drives the multi handle.
 void *nl_curl_poller_next_unwatched(nl_curl_poller *poller);

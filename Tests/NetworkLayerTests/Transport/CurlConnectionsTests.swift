@@ -46,46 +46,90 @@
             }
         }
 
+        /// Serials as the loop's poller keeps them: the next one for each socket libcurl opens, none once libcurl
+        /// closes it.
+        final class Serials {
+            private var serials: [Int32: UInt64] = [:]
+            private var last: UInt64 = 0
+
+            func opened(_ socket: Int32) {
+                last += 1
+                serials[socket] = last
+            }
+
+            func closed(_ socket: Int32) {
+                serials[socket] = nil
+            }
+
+            func connections() -> CurlConnections {
+                CurlConnections { [self] in serials[$0] }
+            }
+        }
+
         @Test func aNotedConnectionIsFoundByItsEnds() throws {
             let pair = try Pair()
             let ends = try #require(CurlConnections.endpoints(of: pair.client))
             #expect(ends.localAddress == "127.0.0.1" && ends.remoteAddress == "127.0.0.1")
-            let connections = CurlConnections()
+            let serials = Serials()
+            serials.opened(pair.client)
+            serials.opened(pair.server)
+            let connections = serials.connections()
             // The server's socket has the same addresses with the ports swapped: it is not the connection's.
             connections.noteOpened(ends, among: [pair.client, pair.server])
             #expect(connections.socket(for: ends) == pair.client)
         }
 
-        @Test func aSocketNumberTheSystemGaveToAFileIsNeverTakenForTheConnection() throws {
-            let connections = CurlConnections()
-            let ends: CurlConnections.Endpoints
-            let number: Int32
-            do {
-                let pair = try Pair()
-                ends = try #require(CurlConnections.endpoints(of: pair.client))
-                number = pair.client
-                connections.noteOpened(ends, among: [pair.client])
-            }
-            // The connection is closed; its number usually goes to the next file opened.
-            let file = open("/dev/null", O_RDONLY)
-            defer { close(file) }
-            #expect(connections.socket(for: ends) == nil, "socket \(number) is gone, file \(file) is no connection")
-        }
-
-        @Test func aSocketNumberTheSystemGaveToAnotherConnectionIsNeverTakenForTheFirst() throws {
-            let connections = CurlConnections()
+        @Test func aClosedConnectionsSocketIsNeverTakenForIt() throws {
+            let serials = Serials()
+            let connections = serials.connections()
             let pair = try Pair()
+            serials.opened(pair.client)
             let ends = try #require(CurlConnections.endpoints(of: pair.client))
             connections.noteOpened(ends, among: [pair.client])
             #expect(connections.socket(for: ends) == pair.client)
+            // libcurl closes the connection; whatever the system gives its number to next is not it.
+            serials.closed(pair.client)
+            #expect(connections.socket(for: ends) == nil, "socket \(pair.client) was closed")
+            serials.opened(pair.client)
+            #expect(connections.socket(for: ends) == nil, "socket \(pair.client) is another socket now")
+        }
+
+        @Test func aSocketNumberLibcurlOpenedAgainIsTakenOnlyForTheConnectionNotedOnIt() throws {
+            let serials = Serials()
+            let connections = serials.connections()
+            let pair = try Pair()
+            serials.opened(pair.client)
+            let ends = try #require(CurlConnections.endpoints(of: pair.client))
+            connections.noteOpened(ends, among: [pair.client])
             // The connection closes and its number goes to another connection's socket, in one step (dup2), so that
             // no other test's file can take the number in between.
             let next = try Pair()
+            serials.closed(pair.client)
             #expect(dup2(next.client, pair.client) == pair.client)
+            serials.opened(pair.client)
             #expect(connections.socket(for: ends) == nil, "socket \(pair.client) is another connection's now")
-            let nextEnds = try #require(CurlConnections.endpoints(of: next.client))
-            connections.noteOpened(nextEnds, among: [next.client])
-            #expect(connections.socket(for: nextEnds) == next.client)
+            let nextEnds = try #require(CurlConnections.endpoints(of: pair.client))
+            connections.noteOpened(nextEnds, among: [pair.client])
+            #expect(connections.socket(for: nextEnds) == pair.client)
+        }
+
+        @Test func entriesOfClosedConnectionsArePrunedAndOpenOnesKept() throws {
+            let serials = Serials()
+            let connections = serials.connections()
+            let kept = try Pair()
+            serials.opened(kept.client)
+            let keptEnds = try #require(CurlConnections.endpoints(of: kept.client))
+            connections.noteOpened(keptEnds, among: [kept.client])
+            // More connections than the prune threshold come and go; each is closed before the next opens.
+            for _ in 0..<300 {
+                let pair = try Pair()
+                serials.opened(pair.client)
+                let ends = try #require(CurlConnections.endpoints(of: pair.client))
+                connections.noteOpened(ends, among: [pair.client])
+                serials.closed(pair.client)
+            }
+            #expect(connections.count <= 256)
+            #expect(connections.socket(for: keptEnds) == kept.client)
         }
 
         @Test func waitingInputTellsNothingFromBytesFromAClose() throws {

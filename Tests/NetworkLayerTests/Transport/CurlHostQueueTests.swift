@@ -86,7 +86,7 @@ struct CurlHostQueueTests {
     }
 
     @Test func sendsAreQueuedBySchemeHostAndPortInLowerCase() {
-        func key(_ text: String) -> String { CurlHostQueue<Int>.host(of: URL(string: text)) }
+        func key(_ text: String) -> String { CurlHostQueue<Int>.host(ofURL: text) }
         #expect(key("http://Example.COM/a?b=1") == "http://example.com")
         #expect(key("HTTP://example.com?b=1") == "http://example.com")
         #expect(key("https://example.com#top") == "https://example.com")
@@ -94,6 +94,6 @@ struct CurlHostQueueTests {
         #expect(key("http://[::1]:8080/x") == "http://[::1]:8080")
         #expect(key("http://127.0.0.1:8080/x") != key("http://127.0.0.1:8081/x"))
         #expect(key("https://127.0.0.1:8080/x") != key("http://127.0.0.1:8080/x"))
-        #expect(CurlHostQueue<Int>.host(of: nil) == "")
+        #expect(key("no scheme") == "")
     }
 }

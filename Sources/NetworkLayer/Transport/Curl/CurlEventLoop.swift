@@ -190,7 +190,7 @@
         private var byID: [Int: CurlTransfer] = [:]
         private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
         private var idle: [CurlEasyHandle] = []
-        private let connections = CurlConnections()
+        private let connections: CurlConnections
         private let multiplexingNews = CurlMultiplexingNews()
         /// The sends that wait for a connection to their host, so that libcurl never keeps them waiting itself.
         private var hostQueue: CurlHostQueue<Int>
@@ -222,6 +222,10 @@
             self.poller = poller
             self.rules = rules
             self.sendLeft = sendLeft
+            connections = CurlConnections { socket in
+                let serial = nl_curl_poller_socket_serial(poller, socket)
+                return serial == 0 ? nil : UInt64(serial)
+            }
             if case .blob(let pem, _) = rules.trustedCertificates {
                 let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
                 bytes.copyBytes(from: pem)
@@ -308,7 +312,6 @@
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
-            transfer.queuedHost = CurlHostQueue<Int>.host(of: transfer.chain.current.url)
             transfer.isWaitingForConnection = !hostQueue.admit(id, to: transfer.queuedHost)
             if !transfer.isWaitingForConnection { run(transfer) }
         }

@@ -86,8 +86,10 @@
         /// Whether a streamed send's caller has the head: the body now goes to the stream, and the send's state has
         /// ended (its deadline no longer applies).
         private(set) var headDelivered = false
-        /// The key of the current hop's host in its loop's ``CurlHostQueue``.
-        var queuedHost = ""
+        /// The key of the current hop's host in its loop's ``CurlHostQueue``, set by ``configure()``.
+        private(set) var queuedHost = ""
+        /// Whether the current hop goes over TLS.
+        private var isOverTLS = false
         /// Whether the current hop waits in its loop's ``CurlHostQueue`` rather than run in libcurl.
         var isWaitingForConnection = false
 
@@ -153,7 +155,10 @@
                 if let error = configureOptions(of: request, method: method, user: user) { return error }
             }
             easy.holdsPlainGETOptions = false
-            easy.set(NLCURLOPT_URL, url.absoluteString)
+            let text = url.absoluteString
+            queuedHost = CurlHostQueue<Int>.host(ofURL: text)
+            isOverTLS = queuedHost.utf8.starts(with: "https:".utf8)
+            easy.set(NLCURLOPT_URL, text)
             easy.setPointer(NLCURLOPT_WRITEDATA, user)
             easy.setPointer(NLCURLOPT_HEADERDATA, user)
             easy.setPointer(NLCURLOPT_PREREQDATA, user)
@@ -388,8 +393,12 @@
 
         /// Takes one header line, or ends the transfer when the head breaks a rule or the send ended; hands a
         /// streamed send's caller the head the moment it is complete.
+        ///
+        /// Whether anybody still waits is asked (under the send's lock) where a hop's head starts and where it
+        /// completes, not at each line between: a send that ends meanwhile is taken out of libcurl at the loop's
+        /// next turn anyway, and the lines of one head are bounded by ``ResponseHead/limit``.
         func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-            if isAbandoned { return abortEnded() }
+            if head.bytes == 0 && isAbandoned { return abortEnded() }
             let wasComplete = head.isComplete
             do throws(ResponseHead.Violation) {
                 try head.take(line)
@@ -397,13 +406,14 @@
                 abort = .head(error)
                 return 0
             }
+            // Lines after the head are its trailers, counted against the limit by `take`.
+            guard head.isComplete && !wasComplete else { return line.count }
+            if isAbandoned { return abortEnded() }
             // A head that came over HTTP/2 or later lets the sends that wait for this host share its connection,
             // however long this transfer runs.
-            if head.isComplete && !wasComplete && Self.multiplexes(head.httpVersion) {
-                multiplexingNews.note(queuedHost)
-            }
+            if Self.multiplexes(head.httpVersion) { multiplexingNews.note(queuedHost) }
             if submission.stream != nil {
-                if head.isComplete && !headDelivered { deliverHead() }
+                if !headDelivered { deliverHead() }
                 return line.count
             }
             // A body announced over the cap is refused before a byte of it is read (a HEAD reply has none).
@@ -450,8 +460,7 @@
                 return 0  // CURL_PREREQFUNC_OK
             }
             guard !opensFreshConnection, let socket = connections.socket(for: endpoints) else { return 0 }
-            let overTLS = chain.current.url?.scheme?.lowercased() == "https"
-            guard CurlConnectionCheck.mayCarryRequest(easy, socket: socket, overTLS: overTLS) else {
+            guard CurlConnectionCheck.mayCarryRequest(easy, socket: socket, overTLS: isOverTLS) else {
                 abort = .uncleanConnection
                 return 1  // CURL_PREREQFUNC_ABORT
             }
