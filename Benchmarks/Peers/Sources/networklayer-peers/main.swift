@@ -208,6 +208,19 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
                     format: " %8.0f  %6.2f×     %8.1f    %6.2f×     %.2f", rate, rate / ahcBestRate, cpu,
                     cpu / ahcBestCPU, slowest / rate))
     }
+    // Each round against AHC's best side in the same rotation, seconds apart: a swing of the machine's own speed that
+    // lasts longer than that weighs on both.
+    let ahcBest =
+        samples[sides.count - 2].map(\.perSecond).median >= samples[sides.count - 1].map(\.perSecond).median
+        ? sides.count - 2 : sides.count - 1
+    print("each round's req/s × that of \(sides[ahcBest].name) in the same round: lowest, median, highest")
+    for (side, rounds) in zip(sides, samples).dropLast(2) {
+        let ratios = zip(rounds, samples[ahcBest]).map { $0.perSecond / $1.perSecond }
+        print(
+            side.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + String(
+                    format: " %6.2f×  %6.2f×  %6.2f×", ratios.min() ?? .nan, ratios.median, ratios.max() ?? .nan))
+    }
     // Every round, so that a side whose rounds fall into two levels shows it (and a round that was slow for every
     // side, the machine's, shows that).
     print("each round, req/s, in the order run:")
