@@ -64,6 +64,15 @@
             func connections() -> CurlConnections {
                 CurlConnections { [self] in serials[$0] }
             }
+
+            /// Gives the client socket of `pair` a serial, as if libcurl had opened it, and notes its connection in
+            /// `connections`; returns the connection's ends.
+            func note(_ pair: Pair, in connections: CurlConnections) throws -> CurlConnections.Endpoints {
+                opened(pair.client)
+                let ends = try #require(CurlConnections.endpoints(of: pair.client))
+                connections.noteOpened(ends, among: [pair.client])
+                return ends
+            }
         }
 
         @Test func aNotedConnectionIsFoundByItsEnds() throws {
@@ -83,9 +92,7 @@
             let serials = Serials()
             let connections = serials.connections()
             let pair = try Pair()
-            serials.opened(pair.client)
-            let ends = try #require(CurlConnections.endpoints(of: pair.client))
-            connections.noteOpened(ends, among: [pair.client])
+            let ends = try serials.note(pair, in: connections)
             #expect(connections.socket(for: ends) == pair.client)
             // libcurl closes the connection; whatever the system gives its number to next is not it.
             serials.closed(pair.client)
@@ -98,9 +105,7 @@
             let serials = Serials()
             let connections = serials.connections()
             let pair = try Pair()
-            serials.opened(pair.client)
-            let ends = try #require(CurlConnections.endpoints(of: pair.client))
-            connections.noteOpened(ends, among: [pair.client])
+            let ends = try serials.note(pair, in: connections)
             // The connection closes and its number goes to another connection's socket, in one step (dup2), so that
             // no other test's file can take the number in between.
             let next = try Pair()
@@ -117,15 +122,11 @@
             let serials = Serials()
             let connections = serials.connections()
             let kept = try Pair()
-            serials.opened(kept.client)
-            let keptEnds = try #require(CurlConnections.endpoints(of: kept.client))
-            connections.noteOpened(keptEnds, among: [kept.client])
+            let keptEnds = try serials.note(kept, in: connections)
             // More connections than the prune threshold come and go; each is closed before the next opens.
             for _ in 0..<300 {
                 let pair = try Pair()
-                serials.opened(pair.client)
-                let ends = try #require(CurlConnections.endpoints(of: pair.client))
-                connections.noteOpened(ends, among: [pair.client])
+                _ = try serials.note(pair, in: connections)
                 serials.closed(pair.client)
             }
             #expect(connections.count <= 256)
