@@ -109,6 +109,13 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
         try dictionary.encode(to: encoder)
     }
 
+    /// A field name with its ASCII letters in lower case, and nothing else changed: two names are the same by
+    /// ``sameName(_:_:)`` exactly when their folded names are equal.
+    static func foldedName(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens).
     static func sameName(_ first: String, _ second: String) -> Bool {
         sameName(first.utf8, second.utf8)

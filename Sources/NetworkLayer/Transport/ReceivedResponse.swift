@@ -36,14 +36,19 @@ package struct ReceivedResponse: Sendable {
         storage = .parts(url: url, httpVersion: httpVersion, fields: fields)
     }
 
-    /// Header fields as `HTTPURLResponse` takes them: one entry a name as it was written, the values of a
-    /// repeated name joined with ", " in their order.
+    /// Header fields as `HTTPURLResponse` takes them: one entry a name, spelled as it was first written, the values
+    /// of a name repeated in any case joined with ", " in their order (two spellings as two keys would leave
+    /// `value(forHTTPHeaderField:)` to pick one of them).
     package static func headerFields(merging fields: [(name: String, value: String)]) -> [String: String] {
         var merged = [String: String](minimumCapacity: fields.count)
+        var spellings = [String: String](minimumCapacity: fields.count)
         for field in fields {
-            // One lookup a field; a second only for a repeated name.
-            if let earlier = merged.updateValue(field.value, forKey: field.name) {
-                merged[field.name] = "\(earlier), \(field.value)"
+            let folded = HeaderFields.foldedName(field.name)
+            if let spelling = spellings[folded], let earlier = merged[spelling] {
+                merged[spelling] = "\(earlier), \(field.value)"
+            } else {
+                spellings[folded] = field.name
+                merged[field.name] = field.value
             }
         }
         return merged

@@ -37,6 +37,17 @@ struct ReceivedResponseTests {
         #expect(response.value(forHTTPHeaderField: "X-Trace") == "7")
     }
 
+    @Test func aNameRepeatedInAnotherCaseIsOneFieldUnderItsFirstSpelling() throws {
+        let fields = [("LOCATION", "/a"), ("X-Location", "/b"), ("location", "/c"), ("X-^", "1"), ("X-~", "2")]
+        #expect(
+            ReceivedResponse.headerFields(merging: fields) == [
+                "LOCATION": "/a, /c", "X-Location": "/b", "X-^": "1", "X-~": "2",
+            ])
+        let response = try ReceivedResponse(url: url, statusCode: 302, httpVersion: "HTTP/1.1", fields: fields)
+            .httpResponse()
+        #expect(response.value(forHTTPHeaderField: "Location") == "/a, /c")
+    }
+
     @Test func aBuiltResponseIsHandedBackAsItIs() throws {
         let built = try #require(
             HTTPURLResponse(url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: ["X-Trace": "7"]))
