@@ -38,10 +38,15 @@ let package = Package(
         .executableTarget(
             name: "networklayer-journal-child", dependencies: ["NetworkLayer"], path: "Tests/JournalChild",
             swiftSettings: swiftSettings),
+        // A process that sends through the proxy its environment names, for CurlTransport's proxy test.
+        .executableTarget(
+            name: "networklayer-proxy-child", dependencies: ["NetworkLayer"], path: "Tests/ProxyChild",
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NetworkLayerTests",
             dependencies: [
                 "NetworkLayer", "NetworkLayerTesting", "HTTPTestServer", "TLSTestServer", "networklayer-journal-child",
+                "networklayer-proxy-child",
             ],
             resources: [.process("Resources")],
             swiftSettings: swiftSettings

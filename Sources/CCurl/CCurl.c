@@ -403,8 +403,9 @@ static int close_socket(void *user, int socket) {
 }
 
 // A connection's socket that libcurl has not closed since ``open_socket`` opened it keeps its serial. libcurl 7.88
-// closes every connection's socket through ``close_socket``; only sockets it never handed to a connection (an
-// attempt that lost the race between address families, or failed) it closes itself, and those are never looked up.
+// closes every connection's socket through ``close_socket``, failed attempts' too; only a socket it never handed to
+// a connection (one that lost the race between address families) it closes itself, and that one is never looked up.
+// A socket without an entry (the table could not grow) has serial 0, and its connection goes unchecked.
 unsigned int nl_curl_poller_socket_serial(struct nl_curl_poller *poller, int socket) {
     struct socket_slot *entry = known_entry(poller, socket);
     return entry ? entry->serial : 0;

@@ -179,6 +179,10 @@
             easy.set(NLCURLOPT_ACCEPT_ENCODING, "")
             easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_2TLS)
             easy.set(NLCURLOPT_PIPEWAIT, 1)
+            // A proxy's answer to CONNECT ("200 Connection established", from `https_proxy`) is not the server's
+            // response: without this libcurl hands its head to the header callback, and a stream took it for the
+            // response's.
+            easy.set(NLCURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
             easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
             easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
             easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
