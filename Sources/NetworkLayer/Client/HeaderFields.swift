@@ -109,14 +109,8 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
         try dictionary.encode(to: encoder)
     }
 
-    /// A field name with its ASCII letters in lower case, and nothing else changed: two names are the same by
-    /// ``sameName(_:_:)`` exactly when their folded names are equal.
-    static func foldedName(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-    }
-
-    /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens).
+    /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens): exactly when their
+    /// `lowercasedASCII` forms are equal.
     static func sameName(_ first: String, _ second: String) -> Bool {
         sameName(first.utf8, second.utf8)
     }
@@ -127,5 +121,15 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
         return zip(first, second).allSatisfy { x, y in
             x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
         }
+    }
+}
+
+extension String {
+    /// The text with its ASCII letters `A`–`Z` in lower case and every other byte as it was: the case rule of header
+    /// names (``HeaderFields``) and of the transport's host keys, where `lowercased()` would also change letters
+    /// outside ASCII. Returns the text itself, without a copy, when it has no such letter.
+    var lowercasedASCII: String {
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
+        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }

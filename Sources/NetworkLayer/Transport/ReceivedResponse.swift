@@ -43,7 +43,7 @@ package struct ReceivedResponse: Sendable {
         var merged = [String: String](minimumCapacity: fields.count)
         var spellings = [String: String](minimumCapacity: fields.count)
         for field in fields {
-            let folded = HeaderFields.foldedName(field.name)
+            let folded = field.name.lowercasedASCII
             if let spelling = spellings[folded], let earlier = merged[spelling] {
                 merged[spelling] = "\(earlier), \(field.value)"
             } else {

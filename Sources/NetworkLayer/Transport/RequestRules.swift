@@ -84,7 +84,7 @@ package enum RequestRules {
             return nil
         }
         var seen = Set<String>(minimumCapacity: names.count)
-        return names.first { !seen.insert($0.lowercased()).inserted }
+        return names.first { !seen.insert($0.lowercasedASCII).inserted }
     }
 
     /// Whether the text is an RFC 9110 `token`: one or more of `A-Z a-z 0-9 ! # $ % & ' * + - . ^ _ ` | ~`.

@@ -28,14 +28,17 @@
             process.environment = environment
             let output = Pipe()
             process.standardOutput = output
+            let (exited, ended) = AsyncStream<Void>.makeStream()
+            process.terminationHandler = { _ in ended.finish() }
             try process.run()
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(40))
+            // The child's sends end within their timeouts; should it hang, the suite's time limit cancels the test,
+            // which ends the child.
+            await withTaskCancellationHandler {
+                for await _ in exited {}
+            } onCancel: {
                 process.terminate()
             }
             let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            watchdog.cancel()
             #expect(lines == "stream 404 not here\nsend REAL\n")
             let port = try #require(server.baseURL.port)
             #expect(!proxy.tunnelled.isEmpty, "the requests went through the proxy")

@@ -126,9 +126,7 @@ struct CurlHostQueue<ID: Hashable> {
         let end =
             bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
             ?? bytes.endIndex
-        let key = bytes[..<end]
-        guard key.contains(where: { (65...90).contains($0) }) else { return String(Substring(key)) }
-        return String(decoding: key.map { (65...90).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(Substring(bytes[..<end])).lowercasedASCII
     }
 }
 
