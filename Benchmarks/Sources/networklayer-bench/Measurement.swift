@@ -71,7 +71,7 @@ enum Clock {
         #endif
     }
 
-    private static func resourceUsage() -> rusage {
+    static func resourceUsage() -> rusage {
         var usage = rusage()
         #if canImport(Glibc)
             getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -67,7 +67,8 @@ if let stream = value(of: "--hostile-child"), let transport = value(of: "--trans
 
 // For profilers: one client only ("plain URLSession", "URLSessionTransport", "CurlTransport"), small requests,
 // against --url; --per-host N gives CurlTransport N connections per host, --threads N that many event loops, --ca FILE
-// a CA to trust.
+// a CA to trust; --slices N (with --server-pid PID) prints N runs first, one line each (see SliceProbe), for the
+// NetworkLayer clients.
 if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap(URL.init(string:)) {
     let count = value(of: "--count").flatMap(Int.init) ?? 5000
     let tasks = value(of: "--concurrency").flatMap(Int.init) ?? 1
@@ -86,6 +87,18 @@ if let side = value(of: "--profile-side"), let base = value(of: "--url").flatMap
     #endif
     let network = chosen
     let isPlain = side == Clients.plain
+    // --slices N: first N runs of --count requests, a line each, with what the machine did meanwhile.
+    if let slices = value(of: "--slices").flatMap(Int.init), !isPlain {
+        try await SliceProbe.run(
+            slices: slices, operations: tasks * (count / tasks),
+            serverPID: value(of: "--server-pid").flatMap(Int32.init)
+        ) {
+            try await Scenarios.concurrently(tasks: tasks, each: count / tasks) {
+                let profile: Profile = try await network.send(BenchRoute.small(base: base))
+                consume(profile)
+            }
+        }
+    }
     let sample = try await Clock.measure(operations: count) {
         try await Scenarios.concurrently(tasks: tasks, each: count / tasks) {
             if isPlain {

@@ -12,10 +12,13 @@ import NetworkLayer
 // networklayer-peers: NetworkLayer against AsyncHTTPClient 1.33.1, in one process, in rotated rounds.
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
-//       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession]
+//       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
+// --slices N (4 by default) splits each side's round into N slices, and the sides take turns slice by slice.
+// --server-pid PID (the server's worker process, on the same machine) adds the server's CPU time a request to each
+// round: its work per request is the same in every round, so it shows when the machine itself ran slower.
 // --one-thread adds a CurlTransport with one event-loop thread (and 64 connections per host) beside the default.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
@@ -68,13 +71,31 @@ func cpuSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-/// Requests a second and CPU microseconds a request of one round.
-struct RoundSample {
-    var perSecond: Double
-    var cpuMicroseconds: Double
+/// The CPU seconds of the server process `pid` so far (its CPU-time clock, in nanoseconds), or nil where there is
+/// none.
+func serverCPUSeconds(_ pid: Int32?) -> Double? {
+    guard let pid else { return nil }
+    var clock = clockid_t()
+    var time = timespec()
+    guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 else { return nil }
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-func measure(_ side: Side, tasks: Int, each: Int) async throws -> RoundSample {
+/// What one side did in one round, summed over the round's slices.
+struct RoundSample {
+    var seconds = 0.0
+    var cpuSeconds = 0.0
+    var serverCPUSeconds: Double? = 0
+    var operations = 0
+
+    var perSecond: Double { Double(operations) / seconds }
+    var cpuMicroseconds: Double { cpuSeconds / Double(operations) * 1e6 }
+    var serverCPUMicroseconds: Double? { serverCPUSeconds.map { $0 / Double(operations) * 1e6 } }
+}
+
+/// Runs `tasks` tasks of `each` requests on `side` and adds what it took to `sample`.
+func measure(_ side: Side, tasks: Int, each: Int, server: Int32?, into sample: inout RoundSample) async throws {
+    let serverBefore = serverCPUSeconds(server)
     let cpuBefore = cpuSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -85,9 +106,14 @@ func measure(_ side: Side, tasks: Int, each: Int) async throws -> RoundSample {
         }
         try await group.waitForAll()
     }
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let operations = Double(tasks * each)
-    return RoundSample(perSecond: operations / seconds, cpuMicroseconds: (cpuSeconds() - cpuBefore) / operations * 1e6)
+    sample.seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    sample.cpuSeconds += cpuSeconds() - cpuBefore
+    sample.operations += tasks * each
+    if let before = serverBefore, let after = serverCPUSeconds(server), let total = sample.serverCPUSeconds {
+        sample.serverCPUSeconds = total + after - before
+    } else {
+        sample.serverCPUSeconds = nil
+    }
 }
 
 extension Array where Element == Double {
@@ -102,11 +128,17 @@ extension Array where Element == Double {
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
     print(
         "usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE] [--scale N]"
-            + " [--without-urlsession]")
+            + " [--without-urlsession] [--slices N] [--server-pid PID]")
     exit(2)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
 let scale = max(1, value(of: "--scale").flatMap(Int.init) ?? 1)
+let slices = max(1, value(of: "--slices").flatMap(Int.init) ?? 4)
+let server = value(of: "--server-pid").flatMap(Int32.init)
+if arguments.contains("--server-pid") && serverCPUSeconds(server) == nil {
+    print("--server-pid takes the process ID of one running process on this machine (the server's worker)")
+    exit(2)
+}
 let small = base.appendingPathComponent("small")
 let decoder = JSONDecoder()
 let authority = value(of: "--ca").map { URL(fileURLWithPath: $0) }
@@ -134,9 +166,10 @@ func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
 }
 
 let session = URLSession(configuration: .ephemeral)
-var sides: [Side] = []
+/// The URLSession sides, whose slices take ten times as long as the others': they run after the others in each pass.
+var slowSides: [Side] = []
 if authority == nil && !arguments.contains("--without-urlsession") {
-    sides.append(
+    slowSides.append(
         Side(name: "URLSession") {
             let (data, response) = try await session.data(from: small)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else {
@@ -145,11 +178,12 @@ if authority == nil && !arguments.contains("--without-urlsession") {
             _ = try decoder.decode(Profile.self, from: data)
         })
     let urlSessionNetwork = Network(transport: URLSessionTransport())
-    sides.append(
+    slowSides.append(
         Side(name: "URLSessionTransport") {
             let _: Profile = try await urlSessionNetwork.send(SmallRoute(url: small))
         })
 }
+var sides: [Side] = []
 #if os(Linux)
     let curl = Network(transport: try CurlTransport(additionalTrustedCertificates: authority))
     sides.append(
@@ -184,50 +218,92 @@ let scenarios: [(name: String, tasks: Int, each: Int)] = [
     ("sequential small JSON", 1, 2000 * scale), ("64 concurrent small JSON", 64, 200 * scale),
 ]
 let only = value(of: "--only")
+// A round of a side is `slices` slices, and the sides take turns slice by slice (in an order that rotates from round to
+// round; the URLSession sides after the others), so that every side's round spans the same stretch of time: a swing of
+// the machine's own speed (this one's lasts seconds) then weighs on every side of the round, not on whichever ran
+// through it. With `--slices 1` each side runs its round at one go.
+let fastCount = sides.count
+sides += slowSides
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
-    for side in sides { _ = try await measure(side, tasks: scenario.tasks, each: max(1, scenario.each / 5)) }
-    var samples = Array(repeating: [RoundSample](), count: sides.count)
-    for round in 0..<rounds {
-        for offset in sides.indices {
-            let index = (round + offset) % sides.count
-            samples[index].append(try await measure(sides[index], tasks: scenario.tasks, each: scenario.each))
-        }
+    var warmUp = RoundSample()
+    for side in sides {
+        try await measure(side, tasks: scenario.tasks, each: max(1, scenario.each / 5), server: nil, into: &warmUp)
     }
-    let ahcDefaultRate = samples[sides.count - 2].map(\.perSecond).median
-    let ahcBestRate = max(ahcDefaultRate, samples[sides.count - 1].map(\.perSecond).median)
-    let ahcBestCPU = samples[(sides.count - 2)...].map { $0.map(\.cpuMicroseconds).median }.min() ?? .nan
-    print("\n\(scenario.name) (\(scenario.tasks) task\(scenario.tasks == 1 ? "" : "s") × \(scenario.each)):")
-    print("side                     req/s     × AHC best  CPU µs/req  × AHC best  slowest round / median")
-    for (side, rounds) in zip(sides, samples) {
+    var samples = Array(repeating: [RoundSample](), count: sides.count)
+    let eachSlice = max(1, scenario.each / slices)
+    for round in 0..<rounds {
+        var current = Array(repeating: RoundSample(), count: sides.count)
+        let order =
+            (0..<fastCount).map { (round + $0) % fastCount }
+            + (fastCount..<sides.count).map { fastCount + (round + $0) % (sides.count - fastCount) }
+        for _ in 0..<slices {
+            for index in order {
+                try await measure(
+                    sides[index], tasks: scenario.tasks, each: eachSlice, server: server, into: &current[index])
+            }
+        }
+        for index in sides.indices { samples[index].append(current[index]) }
+    }
+    report(scenario, requests: scenario.tasks * eachSlice * slices, samples: samples)
+}
+
+/// Prints a scenario's table: every side against AHC's best configuration, then each round.
+@MainActor func report(_ scenario: (name: String, tasks: Int, each: Int), requests: Int, samples: [[RoundSample]]) {
+    let ahcDefaultIndex = fastCount - 2
+    let ahc64Index = fastCount - 1
+    let ahcBest =
+        samples[ahcDefaultIndex].map(\.perSecond).median >= samples[ahc64Index].map(\.perSecond).median
+        ? ahcDefaultIndex : ahc64Index
+    let ahcBestRate = samples[ahcBest].map(\.perSecond).median
+    let ahcBestCPU = min(
+        samples[ahcDefaultIndex].map(\.cpuMicroseconds).median, samples[ahc64Index].map(\.cpuMicroseconds).median)
+    // The URLSession sides first, as the table has always read; the server's CPU only where --server-pid gives it.
+    let shown = Array(fastCount..<sides.count) + Array(0..<fastCount)
+    let serverColumn = server != nil
+    func name(_ index: Int) -> String { sides[index].name.padding(toLength: 24, withPad: " ", startingAt: 0) }
+    print(
+        "\n\(scenario.name) (\(scenario.tasks) task\(scenario.tasks == 1 ? "" : "s"), \(requests) requests a round, "
+            + "in \(slices) slice\(slices == 1 ? "" : "s") a round):")
+    print(
+        "side                     req/s     × AHC best  CPU µs/req  × AHC best  slowest round / median"
+            + (serverColumn ? "  server CPU µs/req" : ""))
+    for index in shown {
+        let rounds = samples[index]
         let rate = rounds.map(\.perSecond).median
         let cpu = rounds.map(\.cpuMicroseconds).median
         let slowest = rounds.map(\.perSecond).min() ?? .nan
+        let serverCPU = rounds.compactMap(\.serverCPUMicroseconds)
         print(
-            side.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+            name(index)
                 + String(
                     format: " %8.0f  %6.2f×     %8.1f    %6.2f×     %.2f", rate, rate / ahcBestRate, cpu,
-                    cpu / ahcBestCPU, slowest / rate))
+                    cpu / ahcBestCPU, slowest / rate)
+                + (serverColumn ? String(format: "                  %6.1f", serverCPU.median) : ""))
     }
-    // Each round against AHC's best side in the same rotation, seconds apart: a swing of the machine's own speed that
-    // lasts longer than that weighs on both.
-    let ahcBest =
-        samples[sides.count - 2].map(\.perSecond).median >= samples[sides.count - 1].map(\.perSecond).median
-        ? sides.count - 2 : sides.count - 1
+    // Each round against AHC's best side in the same round: their slices took turns, so a swing of the machine's own
+    // speed weighs on both.
     print("each round's req/s × that of \(sides[ahcBest].name) in the same round: lowest, median, highest")
-    for (side, rounds) in zip(sides, samples).dropLast(2) {
-        let ratios = zip(rounds, samples[ahcBest]).map { $0.perSecond / $1.perSecond }
+    for index in shown where index != ahcDefaultIndex && index != ahc64Index {
+        let ratios = zip(samples[index], samples[ahcBest]).map { $0.perSecond / $1.perSecond }
         print(
-            side.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+            name(index)
                 + String(
                     format: " %6.2f×  %6.2f×  %6.2f×", ratios.min() ?? .nan, ratios.median, ratios.max() ?? .nan))
     }
     // Every round, so that a side whose rounds fall into two levels shows it (and a round that was slow for every
     // side, the machine's, shows that).
     print("each round, req/s, in the order run:")
-    for (side, rounds) in zip(sides, samples) {
+    for index in shown {
+        print(name(index) + samples[index].map { String(format: " %6.0f", $0.perSecond) }.joined())
+    }
+    // The server's CPU a request: the same work in every round, so a round where it took longer is one where the
+    // machine ran slower.
+    guard serverColumn else { return }
+    print("each round, the server's CPU µs a request:")
+    for index in shown {
         print(
-            side.name.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + rounds.map { String(format: " %6.0f", $0.perSecond) }.joined())
+            name(index)
+                + samples[index].map { String(format: " %6.1f", $0.serverCPUMicroseconds ?? .nan) }.joined())
     }
 }
 try await clientDefault.shutdown().get()
