@@ -125,6 +125,54 @@
             }
         }
 
+        @Test func aPlainGETAloneOnItsThreadIsAnsweredAsItsBodyCompletes() async throws {
+            // "zipped", gzipped: 26 bytes on the wire, 6 once decoded.
+            let zipped = Data([
+                0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0xca, 0x2c, 0x28, 0x48, 0x4d, 0x01,
+                0x00, 0x57, 0x68, 0xc2, 0xe2, 0x06, 0x00, 0x00, 0x00,
+            ])
+            let server = try TestHTTPServer { request in
+                switch request.path {
+                case "/zipped": .response(status: 200, headers: ["Content-Encoding": "gzip"], body: zipped)
+                case "/moved": .redirect(302, to: "/plain")
+                case "/empty": .response(status: 200)
+                case "/missing": .response(status: 404, body: Data("no such thing".utf8))
+                default: .response(status: 200, body: Data("plain".utf8))
+                }
+            }
+            defer { server.stop() }
+            // Two threads, as by default: a caller answered before its send left the loop's count would find that
+            // loop busy and send the next request from the other one, on a second connection.
+            let transport = try CurlTransport(threadCount: 2)
+            func send(_ path: String, method: String = "GET") async throws -> (String, Int) {
+                var request = URLRequest(url: server.baseURL.appendingPathComponent(path))
+                request.httpMethod = method
+                if method == "POST" { request.httpBody = Data("x".utf8) }
+                let (body, response) = try await transport.send(request)
+                return (String(decoding: body, as: UTF8.self), response.statusCode)
+            }
+            for _ in 0..<5 {
+                #expect(try await send("plain") == ("plain", 200))
+            }
+            #expect(transport.sendsAnsweredEarly == 5)
+            #expect(try await send("missing") == ("no such thing", 404))
+            #expect(transport.sendsAnsweredEarly == 6)
+            // Answered once libcurl has finished: a content-coded body (its length is the coded one), a redirect's
+            // hop (the chain goes on; its last hop is answered early), a body-less reply, a HEAD, a POST.
+            #expect(try await send("zipped") == ("zipped", 200))
+            #expect(transport.sendsAnsweredEarly == 6)
+            #expect(try await send("moved") == ("plain", 200))
+            #expect(transport.sendsAnsweredEarly == 7)
+            #expect(try await send("empty") == ("", 200))
+            #expect(try await send("plain", method: "HEAD") == ("", 200))
+            #expect(try await send("plain", method: "POST") == ("plain", 200))
+            #expect(transport.sendsAnsweredEarly == 7)
+            #expect(try await send("plain") == ("plain", 200))
+            #expect(transport.sendsAnsweredEarly == 8)
+            #expect(server.requests.count == 13)
+            #expect(server.acceptedConnections == 1)
+        }
+
         @Test func aHandleThatCarriedOneRequestCarriesNothingOfItIntoTheNext() async throws {
             let server = try TestHTTPServer { _ in .response(status: 200, body: Data("ok".utf8)) }
             defer { server.stop() }

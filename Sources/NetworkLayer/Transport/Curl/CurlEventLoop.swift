@@ -13,13 +13,28 @@
         let pointer: OpaquePointer
     }
 
-    /// How many sends a loop runs or has yet to start, counted by callers and by whoever drives the loop; and how
-    /// many of them their callers started.
+    /// How many sends a loop runs or has yet to start, counted by callers and by whoever drives the loop; how many of
+    /// them their callers started, and how many were answered as their bodies completed.
     final class CurlLoad: Sendable {
         let sends = Atomic<Int>(0)
         let startedByCallers = Atomic<Int>(0)
+        let answeredEarly = Atomic<Int>(0)
         /// How many turns the loop's thread has taken, for tests (a loop that spins takes thousands a second).
         let turns = Atomic<Int>(0)
+
+        /// Whether one send, and no other, runs on the loop or waits for it.
+        var holdsOneSend: Bool { sends.load(ordering: .relaxed) == 1 }
+
+        /// Counts a send out of the loop.
+        func leave() {
+            sends.subtract(1, ordering: .relaxed)
+        }
+
+        /// Counts a send out of the loop whose caller was answered as its body completed.
+        func leaveAnsweredEarly() {
+            answeredEarly.add(1, ordering: .relaxed)
+            leave()
+        }
     }
 
     /// The right to drive one loop's multi handle: whoever holds it (the loop's thread during a turn, or a caller
@@ -93,10 +108,8 @@
             self.poller = CurlPoller(pointer: poller)
             driver = CurlDriver(
                 CurlTransfers(
-                    multi: multi, poller: poller, rules: rules, connectionsPerHost: max(1, maximumConnectionsPerHost)
-                ) {
-                    counted.sends.subtract(1, ordering: .relaxed)
-                })
+                    multi: multi, poller: poller, rules: rules, connectionsPerHost: max(1, maximumConnectionsPerHost),
+                    load: counted))
             let thread = Thread { [self] in run() }
             thread.name = "NetworkLayer.CurlTransport"
             thread.start()
@@ -126,6 +139,9 @@
 
         /// How many turns the loop's thread has taken, for tests.
         var turns: Int { counted.turns.load(ordering: .relaxed) }
+
+        /// How many sends were answered as their bodies completed, for tests.
+        var sendsAnsweredEarly: Int { counted.answeredEarly.load(ordering: .relaxed) }
 
         /// Asks the loop to go on with a streamed transfer it paused because its reader was behind.
         func resume(_ id: Int) {
@@ -200,8 +216,9 @@
         private var isHandingAdmitted = false
         /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
         private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
-        /// Called once for every send that leaves the loop: ended, dropped, or never started.
-        private let sendLeft: () -> Void
+        /// The loop's count of sends, which every send leaves once: ended, answered as its body completed, dropped,
+        /// or never started.
+        private let load: CurlLoad
         /// When the loop's current wait ends by itself, in `DispatchTime` nanoseconds; set before each wait.
         private var waitEnds: UInt64 = 0
         /// Whether the loop has stopped: its transfers are removed and it takes no more.
@@ -215,13 +232,13 @@
 
         init(
             multi: UnsafeMutableRawPointer, poller: OpaquePointer, rules: CurlTransferRules,
-            connectionsPerHost: Int, sendLeft: @escaping () -> Void
+            connectionsPerHost: Int, load: CurlLoad
         ) {
             self.multi = multi
             self.hostQueue = CurlHostQueue(connectionsPerHost: connectionsPerHost)
             self.poller = poller
             self.rules = rules
-            self.sendLeft = sendLeft
+            self.load = load
             connections = CurlConnections { socket in
                 let serial = nl_curl_poller_socket_serial(poller, socket)
                 return serial == 0 ? nil : UInt64(serial)
@@ -241,6 +258,11 @@
             _ = nl_curl_multi_cleanup(multi)
             nl_curl_poller_free(poller)
             authorities?.deallocate()
+        }
+
+        /// Counts a send out of the loop.
+        private func sendLeft() {
+            load.leave()
         }
 
         /// Lets libcurl act on a socket the poller found ready, or on its timer (`NLCURL_SOCKET_TIMEOUT`).
@@ -299,7 +321,8 @@
             begin(
                 CurlTransfer(
                     submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
-                    connections: connections, multiplexingNews: multiplexingNews, chunkBuffers: chunkBuffers))
+                    connections: connections, multiplexingNews: multiplexingNews, chunkBuffers: chunkBuffers,
+                    load: load))
         }
 
         /// Sets up the transfer's current hop and hands it to libcurl, or to the host queue while libcurl runs as
@@ -463,7 +486,7 @@
             let id = transfer.submission.id
             if byID[id] === transfer { byID[id] = nil }
             idByHandle[transfer.easy.pointer] = nil
-            sendLeft()
+            if !transfer.answeredEarly { sendLeft() }
             if idle.count < Self.idleLimit {
                 idle.append(transfer.easy)
             } else {
@@ -479,7 +502,7 @@
                 transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
                 transfer.submission.stream?.fail(.cancelled)
                 transfer.easy.cleanUp()
-                sendLeft()
+                if !transfer.answeredEarly { sendLeft() }
             }
             byID = [:]
             idByHandle = [:]

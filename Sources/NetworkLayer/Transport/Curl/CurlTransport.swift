@@ -16,11 +16,12 @@
     /// set, and its own connections; a send goes to the thread with the fewest sends, so requests one after another
     /// stay on one kept-alive connection. A send that finds its thread idle and waiting (unless it is an upload, or
     /// libcurl resolves host names synchronously) is started by the caller itself, without waking the thread: the
-    /// thread wakes for the response. Connections are
-    /// kept alive and reused, HTTP/2 is used over TLS when the server offers it (requests to one host then share a
-    /// connection per thread), and at most ``maximumConnectionsPerHost`` connections (16 by default) are opened to
-    /// one host, over all threads; further sends to that host wait their turn in the transport, in the order they
-    /// came.
+    /// thread wakes for the response. When a plain `GET` is its thread's only send and its response announces its
+    /// length (and is no redirect, and not content-coded), the caller is answered as the body's last byte arrives,
+    /// before libcurl has finished the transfer. Connections are kept alive and reused, HTTP/2 is used over TLS when
+    /// the server offers it (requests to one host then share a connection per thread), and at most
+    /// ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over all threads; further
+    /// sends to that host wait their turn in the transport, in the order they came.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
@@ -158,6 +159,9 @@
 
         /// How many turns the loops' threads have taken, for tests.
         package var turns: Int { loops.reduce(0) { $0 + $1.turns } }
+
+        /// How many sends were answered as their bodies completed, before libcurl finished them, for tests.
+        package var sendsAnsweredEarly: Int { loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
 
         /// The loop for the next send: the least busy one.
         private func nextLoop() -> CurlEventLoop {
