@@ -50,6 +50,11 @@ extension LoopbackIntegration {
             Data("HTTP/1.1 200 OK\r\n\(fields)\r\n\r\n".utf8)
         }
 
+        /// How long a test waits for the server to see a stream's connection closed: on Linux `URLSessionTransport`'s
+        /// cancellation waits for FoundationNetworking's work queue, which an endless body keeps busy (seconds, on a
+        /// loaded machine); `CurlTransport` closes it at its loop's next turn.
+        static let closeBound = 30
+
         static func endlessServer() throws -> TestHTTPServer {
             try TestHTTPServer { _ in
                 .stream(
@@ -124,7 +129,7 @@ extension LoopbackIntegration {
                     #expect(transportFailure(error) == .responseTooLarge, "\(error)")
                 }
                 #expect(most <= 1024 * 1024, "never more than the lag allows: \(most)")
-                try await waitUntil { server.endedConnections == 1 }
+                try await waitUntil(seconds: Self.closeBound) { server.endedConnections == 1 }
             }
         #endif
 
@@ -138,7 +143,7 @@ extension LoopbackIntegration {
                 chunks += 1
                 if chunks == 3 { break }
             }
-            try await waitUntil { server.endedConnections == 1 }
+            try await waitUntil(seconds: Self.closeBound) { server.endedConnections == 1 }
             let other = try TestHTTPServer { _ in .json(#"{"ok":true}"#) }
             defer { other.stop() }
             let answer: Data = try await network.send(StreamRoute(other, "next"))
@@ -186,7 +191,7 @@ extension LoopbackIntegration {
                 let response = try await network.stream(StreamRoute(server, "endless"))
                 #expect(response.statusCode == 200)
             }  // the response and its body are gone, never read
-            try await waitUntil { server.endedConnections == 1 }
+            try await waitUntil(seconds: Self.closeBound) { server.endedConnections == 1 }
         }
 
         @Test(arguments: TransportKind.all)
@@ -207,7 +212,7 @@ extension LoopbackIntegration {
             reader.cancel()
             let result = await reader.result
             #expect((result.error as? NetworkError)?.isCancelled == true, "\(result)")
-            try await waitUntil { server.endedConnections == 1 }
+            try await waitUntil(seconds: Self.closeBound) { server.endedConnections == 1 }
         }
 
         @Test(arguments: TransportKind.all)
