@@ -276,10 +276,9 @@ struct nl_curl_poller {
     int epoll;
     int wake;  // an eventfd in the set, written to wake the wait
     // For each socket number below `capacity`, what the set holds (SOCKET_ABSENT, SOCKET_WATCHED, or SOCKET_RESTING:
-    // libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs no
-    // system call when libcurl watches it for the same again, and one EPOLL_CTL_MOD otherwise, instead of an
-    // EPOLL_CTL_DEL and an EPOLL_CTL_ADD), SOCKET_MAY_REST for the sockets ``open_socket`` opened, and their serials.
-    // Touched only by whoever drives the loop.
+    // libcurl no longer watches it, but it stays in the set, so that a kept-alive connection's next request costs
+    // one EPOLL_CTL_MOD instead of an EPOLL_CTL_DEL and an EPOLL_CTL_ADD), SOCKET_MAY_REST for the sockets
+    // ``open_socket`` opened, and their serials. Touched only by whoever drives the loop.
     struct socket_slot *sockets;
     int capacity;
     // The serial of the last socket ``open_socket`` opened; never 0, the serial of no socket.
@@ -298,7 +297,6 @@ enum { SOCKET_ABSENT = 0, SOCKET_WATCHED = 1, SOCKET_RESTING = 2, SOCKET_STATE =
 // it opened under that number, which ``close_socket`` clears (0) when libcurl closes it.
 struct socket_slot {
     unsigned char flags;
-    unsigned char events;  // what the set watches it for, as libcurl asked (CURL_POLL_IN 1, OUT 2, INOUT 3)
     unsigned int serial;
 };
 
@@ -350,13 +348,6 @@ static int watch_socket(void *easy, int socket, int what, void *user, void *assi
         }
         return 0;
     }
-    // A kept-alive connection's next request asks for what its socket rests in the set for (its response): it
-    // stays as it is, without a system call. The set's readiness is level-triggered, so nothing that arrived while
-    // it rested is missed.
-    if (entry && state == SOCKET_RESTING && (entry->flags & SOCKET_MAY_REST) && entry->events == (what & 3)) {
-        set_state(entry, SOCKET_WATCHED);
-        return 0;
-    }
     struct epoll_event event = {0};
     event.events = ((what & 1) ? EPOLLIN : 0) | ((what & 2) ? EPOLLOUT : 0);
     event.data.fd = socket;
@@ -372,7 +363,6 @@ static int watch_socket(void *easy, int socket, int what, void *user, void *assi
         return 0;
     }
     set_state(entry, SOCKET_WATCHED);
-    if (entry) entry->events = (unsigned char)(what & 3);
     return 0;
 }
 
@@ -395,7 +385,6 @@ static int open_socket(void *user, int purpose, struct socket_address *address) 
     struct socket_slot *entry = socket_entry(poller, socket_number);
     if (entry) {
         entry->flags = SOCKET_ABSENT | SOCKET_MAY_REST;
-        entry->events = 0;
         if (++poller->last_serial == 0) poller->last_serial = 1;
         entry->serial = poller->last_serial;
     }

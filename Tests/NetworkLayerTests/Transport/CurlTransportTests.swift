@@ -171,6 +171,9 @@
             #expect(transport.sendsAnsweredEarly == 8)
             #expect(server.requests.count == 13)
             #expect(server.acceptedConnections == 1)
+            // Every send left its loop's count once: an early answer leaves it before its caller is answered, and the
+            // end of its transfer does not leave it again.
+            #expect(transport.sendsOnLoops == 0)
         }
 
         @Test func aHandleThatCarriedOneRequestCarriesNothingOfItIntoTheNext() async throws {

@@ -163,6 +163,9 @@
         /// How many sends were answered as their bodies completed, before libcurl finished them, for tests.
         package var sendsAnsweredEarly: Int { loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
 
+        /// How many sends the loops count as running or yet to start, for tests.
+        package var sendsOnLoops: Int { loops.reduce(0) { $0 + $1.load } }
+
         /// The loop for the next send: the least busy one.
         private func nextLoop() -> CurlEventLoop {
             loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
