@@ -13,12 +13,18 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
+//       [--warm-up-rounds N]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
 // --slices N (4 by default) splits each side's round into N slices, and the sides take turns slice by slice.
+// --warm-up-rounds N (1 by default) runs N rounds first, like the others, and leaves them out: a scenario's first
+// round after a fifth of one per side (the warm-up until 2026-12-02) ran up to a quarter slower than the median for
+// every side, more for some, on a machine that a fixed computation then also found slower.
 // --server-pid PID (the server's worker process, on the same machine) adds the server's CPU time a request to each
 // round: its work per request is the same in every round, so it shows when the machine itself ran slower.
+// Every slice also starts with a fixed computation, timed in this thread's CPU time: the figure for the machine's own
+// speed in each round, whatever the server and the clients do (on a VM it swings by half and more within seconds).
 // --one-thread adds a CurlTransport with one event-loop thread (and 64 connections per host) beside the default.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
@@ -81,8 +87,22 @@ func serverCPUSeconds(_ pid: Int32?) -> Double? {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// The CPU time, on this thread, of the same 200,000 hash rounds, in microseconds: more when the machine runs slower.
+func fixedWorkMicroseconds() -> Double {
+    var start = timespec()
+    var end = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+    var hasher = Hasher()
+    for index in 0..<200_000 { hasher.combine(index) }
+    withExtendedLifetime(hasher.finalize()) {}
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+    return Double(end.tv_sec - start.tv_sec) * 1e6 + Double(end.tv_nsec - start.tv_nsec) / 1e3
+}
+
 /// What one side did in one round, summed over the round's slices.
 struct RoundSample {
+    /// The fixed computation's time before each slice (see ``fixedWorkMicroseconds()``).
+    var fixedWork: [Double] = []
     var seconds = 0.0
     var cpuSeconds = 0.0
     var serverCPUSeconds: Double? = 0
@@ -95,6 +115,7 @@ struct RoundSample {
 
 /// Runs `tasks` tasks of `each` requests on `side` and adds what it took to `sample`.
 func measure(_ side: Side, tasks: Int, each: Int, server: Int32?, into sample: inout RoundSample) async throws {
+    sample.fixedWork.append(fixedWorkMicroseconds())
     let serverBefore = serverCPUSeconds(server)
     let cpuBefore = cpuSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
@@ -128,12 +149,13 @@ extension Array where Element == Double {
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
     print(
         "usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE] [--scale N]"
-            + " [--without-urlsession] [--slices N] [--server-pid PID]")
+            + " [--without-urlsession] [--slices N] [--server-pid PID] [--warm-up-rounds N]")
     exit(2)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
 let scale = max(1, value(of: "--scale").flatMap(Int.init) ?? 1)
 let slices = max(1, value(of: "--slices").flatMap(Int.init) ?? 4)
+let warmUpRounds = max(0, value(of: "--warm-up-rounds").flatMap(Int.init) ?? 1)
 let server = value(of: "--server-pid").flatMap(Int32.init)
 if arguments.contains("--server-pid") && serverCPUSeconds(server) == nil {
     print("--server-pid takes the process ID of one running process on this machine (the server's worker)")
@@ -210,7 +232,9 @@ let (ahcDefault, clientDefault) = ahcSide("AHC default pool", connectionsPerHost
 let (ahc64, client64) = ahcSide("AHC, 64/host", connectionsPerHost: 64)
 sides += [ahcDefault, ahc64]
 
-print("NetworkLayer against AsyncHTTPClient 1.33.1: \(small), \(rounds) rotated rounds after a warm-up, medians")
+print(
+    "NetworkLayer against AsyncHTTPClient 1.33.1: \(small), \(rounds) rotated rounds after \(warmUpRounds) left out, medians"
+)
 #if os(Linux)
     print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
 #endif
@@ -225,13 +249,9 @@ let only = value(of: "--only")
 let fastCount = sides.count
 sides += slowSides
 for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true {
-    var warmUp = RoundSample()
-    for side in sides {
-        try await measure(side, tasks: scenario.tasks, each: max(1, scenario.each / 5), server: nil, into: &warmUp)
-    }
     var samples = Array(repeating: [RoundSample](), count: sides.count)
     let eachSlice = max(1, scenario.each / slices)
-    for round in 0..<rounds {
+    for round in 0..<(warmUpRounds + rounds) {
         var current = Array(repeating: RoundSample(), count: sides.count)
         let order =
             (0..<fastCount).map { (round + $0) % fastCount }
@@ -242,6 +262,7 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
                     sides[index], tasks: scenario.tasks, each: eachSlice, server: server, into: &current[index])
             }
         }
+        guard round >= warmUpRounds else { continue }
         for index in sides.indices { samples[index].append(current[index]) }
     }
     report(scenario, requests: scenario.tasks * eachSlice * slices, samples: samples)
@@ -295,6 +316,11 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
     print("each round, req/s, in the order run:")
     for index in shown {
         print(name(index) + samples[index].map { String(format: " %6.0f", $0.perSecond) }.joined())
+    }
+    // The machine's speed around each side's slices: a round whose fixed work took longer ran on a slower machine.
+    print("each round, a fixed computation's CPU µs before the side's slices (median; more on a slower machine):")
+    for index in shown {
+        print(name(index) + samples[index].map { String(format: " %6.0f", $0.fixedWork.median) }.joined())
     }
     // The server's CPU a request: the same work in every round, so a round where it took longer is one where the
     // machine ran slower.
