@@ -7,13 +7,16 @@ import Foundation
 /// Runs a workload several times and prints, for each run, what it cost and how fast the machine was meanwhile: to
 /// tell a client that falls into a slow regime of its own (its context switches a request would move) from a machine
 /// whose speed swings (the server's CPU time a request, the same work every run, and a fixed computation's CPU time
-/// move with the rate).
+/// move with the rate). The CPU a request is split into user and system time as the kernel apportions it (by the
+/// ticks that fell in each, so a slice's split is rough; their sum is exact).
 enum SliceProbe {
     /// Runs `workload` (`operations` requests) `slices` times, a line each.
     static func run(
         slices: Int, operations: Int, serverPID: Int32?, _ workload: () async throws -> Void
     ) async throws {
-        print("req/s   CPU µs/req  voluntary, involuntary switches/req  server CPU µs/req  fixed work µs before, after")
+        print(
+            "req/s   CPU µs/req (user, system)  voluntary, involuntary switches/req  server CPU µs/req"
+                + "  fixed work µs before, after")
         for _ in 0..<max(0, slices) {
             let workBefore = fixedWorkMicroseconds()
             let serverBefore = serverCPUSeconds(serverPID)
@@ -26,8 +29,11 @@ enum SliceProbe {
             let server = serverBefore.flatMap { before in serverCPUSeconds(serverPID).map { $0 - before } } ?? .nan
             print(
                 String(
-                    format: "%6.0f  %8.1f    %5.2f, %5.2f                          %8.1f           %6.0f, %6.0f",
+                    format: "%6.0f  %8.1f (%5.1f, %5.1f)    %5.2f, %5.2f"
+                        + "                          %8.1f           %6.0f, %6.0f",
                     Double(operations) / seconds, cpuSeconds(usageAfter, minus: usageBefore) * perOperation,
+                    cpuSeconds(usageAfter.ru_utime, minus: usageBefore.ru_utime) * perOperation,
+                    cpuSeconds(usageAfter.ru_stime, minus: usageBefore.ru_stime) * perOperation,
                     Double(usageAfter.ru_nvcsw - usageBefore.ru_nvcsw) / Double(max(1, operations)),
                     Double(usageAfter.ru_nivcsw - usageBefore.ru_nivcsw) / Double(max(1, operations)),
                     server * perOperation, workBefore, fixedWorkMicroseconds()))
@@ -55,8 +61,11 @@ enum SliceProbe {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    private static func cpuSeconds(_ after: timeval, minus before: timeval) -> Double {
+        Double(after.tv_sec - before.tv_sec) + Double(after.tv_usec - before.tv_usec) / 1e6
+    }
+
     private static func cpuSeconds(_ after: rusage, minus before: rusage) -> Double {
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime)
+        cpuSeconds(after.ru_utime, minus: before.ru_utime) + cpuSeconds(after.ru_stime, minus: before.ru_stime)
     }
 }
