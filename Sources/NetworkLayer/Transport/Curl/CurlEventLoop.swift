@@ -260,9 +260,9 @@
             authorities?.deallocate()
         }
 
-        /// Counts a send out of the loop.
-        private func sendLeft() {
-            load.leave()
+        /// Counts a transfer's send out of the loop, unless it left as its caller was answered early.
+        private func sendLeft(of transfer: CurlTransfer) {
+            if !transfer.answeredEarly { load.leave() }
         }
 
         /// Lets libcurl act on a socket the poller found ready, or on its timer (`NLCURL_SOCKET_TIMEOUT`).
@@ -311,9 +311,9 @@
 
         /// Starts a send unless it ended while it waited in the inbox.
         func start(_ submission: CurlSubmission) {
-            guard !submission.state.withLock({ $0.hasEnded }) else { return sendLeft() }
+            guard !submission.state.withLock({ $0.hasEnded }) else { return load.leave() }
             guard let easy = idle.popLast() ?? CurlEasyHandle() else {
-                sendLeft()
+                load.leave()
                 let error = NetworkError.transport(
                     .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
                 return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
@@ -486,7 +486,7 @@
             let id = transfer.submission.id
             if byID[id] === transfer { byID[id] = nil }
             idByHandle[transfer.easy.pointer] = nil
-            if !transfer.answeredEarly { sendLeft() }
+            sendLeft(of: transfer)
             if idle.count < Self.idleLimit {
                 idle.append(transfer.easy)
             } else {
@@ -502,7 +502,7 @@
                 transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
                 transfer.submission.stream?.fail(.cancelled)
                 transfer.easy.cleanUp()
-                if !transfer.answeredEarly { sendLeft() }
+                sendLeft(of: transfer)
             }
             byID = [:]
             idByHandle = [:]
