@@ -17,6 +17,11 @@ public import Foundation
 ///
 /// - Each request carries `Authorization: Bearer <token>`, the token read when the request goes out (`nil`: no
 ///   header). For APIs like `access_token: <key>`, pass `headerName` and a `nil` scheme.
+/// - The token goes only to the requests its ``CredentialScope`` includes: by default the origin (scheme, host and
+///   port) of the first request it goes to, so a route to another host (a CDN, a presigned storage URL) goes
+///   without it, as a redirect to another origin does. Name your API's hosts with
+///   `sendingTokenTo: .hosts([…])` if the first request may go elsewhere, or widen it with `.anyHost`. A request
+///   outside the scope is sent as it is, and its 401 returned without a refresh.
 /// - On 401, exactly one `refresh` runs for all the requests that were sent with the token it replaces; each of them
 ///   is then sent once more with the token read again. A request sent with a token older than the current one is
 ///   sent again without another refresh. A second 401 is returned as it is: the middleware never loops.
@@ -31,6 +36,7 @@ public struct AuthenticationMiddleware: Middleware {
     public let scheme: String?
     private let token: @Sendable () async throws -> String?
     private let refresh: @Sendable () async throws -> Void
+    private let scope: CredentialScope
     private let refreshes = RefreshCoordinator()
 
     /// The error of a refresh that failed, as the requests that waited for it see it.
@@ -49,16 +55,20 @@ public struct AuthenticationMiddleware: Middleware {
     ///   - scheme: The word before the token. Defaults to `Bearer`; `nil` sends the token alone.
     ///   - token: Returns the current token, or `nil` to send none. Read for every request.
     ///   - refresh: Gets a new token, so that `token` returns it afterwards. Called once per expired token.
+    ///   - scope: Which requests get the token. Defaults to ``CredentialScope/firstOrigin``: those to the origin
+    ///     of the first request it goes to.
     public init(
         headerName: String = "Authorization",
         scheme: String? = "Bearer",
         token: @escaping @Sendable () async throws -> String?,
-        refresh: @escaping @Sendable () async throws -> Void
+        refresh: @escaping @Sendable () async throws -> Void,
+        sendingTokenTo scope: CredentialScope = .firstOrigin
     ) {
         self.headerName = headerName
         self.scheme = scheme
         self.token = token
         self.refresh = refresh
+        self.scope = scope
     }
 
     /// Sends the request with the token; on 401, refreshes (once for everyone) and sends it once more.
@@ -67,7 +77,9 @@ public struct AuthenticationMiddleware: Middleware {
         context: RequestContext,
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
-        guard context.options.authenticates, request.value(forHTTPHeaderField: headerName) == nil else {
+        guard context.options.authenticates, request.value(forHTTPHeaderField: headerName) == nil,
+            scope.includes(request.url)
+        else {
             return try await next(request, context)
         }
         // The refresh count is read before the token, so a refresh that lands in between makes this request

@@ -14,13 +14,26 @@ public import Foundation
 /// A header the route sets itself, under the same name in any case, wins. Names and values are checked like a
 /// route's own: a name that is not a token or a value with CR, LF or NUL fails the send with
 /// ``NetworkError/invalidRequest(_:reason:underlyingError:)`` before anything is sent.
+///
+/// A secret header (`Authorization`, `Cookie`, or a name with token, key, secret or password in it, such as
+/// `X-API-Key`) goes only to the requests its ``CredentialScope`` includes: by default the origin of the first
+/// request, so an API key never reaches a CDN or a presigned storage URL. The other fields go to every request.
 public struct DefaultHeadersMiddleware: Middleware {
     /// The fields added to every request that does not set them.
     public let headers: [String: String]
+    private let scope: CredentialScope
+    private let hasSecrets: Bool
 
-    /// Creates a middleware that adds `headers` to every request.
-    public init(_ headers: [String: String]) {
+    /// Creates a middleware that adds `headers` to every request, and its secret ones only within `scope`.
+    ///
+    /// - Parameters:
+    ///   - headers: The fields to add.
+    ///   - scope: Which requests get the secret fields. Defaults to ``CredentialScope/firstOrigin``: those to the
+    ///     origin of the first request.
+    public init(_ headers: [String: String], sendingSecretsTo scope: CredentialScope = .firstOrigin) {
         self.headers = headers
+        self.scope = scope
+        hasSecrets = headers.keys.contains(where: Redaction.isSecret)
     }
 
     /// Adds the fields the request lacks, then sends it on.
@@ -32,7 +45,9 @@ public struct DefaultHeadersMiddleware: Middleware {
         // Foundation drops a value with a line break when it is set: check the fields while they are intact.
         try RequestRules.validate(headers)
         var request = request
+        let addsSecrets = !hasSecrets || scope.includes(request.url)
         for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
+            if !addsSecrets && Redaction.isSecret(name) { continue }
             request.setValue(value, forHTTPHeaderField: name)
         }
         return try await next(request, context)

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
@@ -16,6 +16,11 @@ public struct RequestContext: Sendable {
     /// Which attempt this is, 1 for the first; a middleware that calls `next` again passes a context with it
     /// raised by one.
     public var attempt: Int
+
+    /// The identity of the logical request: new for each call to `send` (and each replay), the same in every
+    /// attempt a middleware makes of it (a retry, a token refresh). ``OfflineQueue`` derives its `Idempotency-Key`
+    /// from it, so the key stays the same whatever the middleware's order; a tracing middleware can use it too.
+    public let requestID: UUID
 
     /// When the send's overall deadline (``Network/timeout``) passes, in nanoseconds of `clock`.
     let deadline: UInt64
@@ -58,6 +63,7 @@ public struct RequestContext: Sendable {
     init(options: RequestOptions, attempt: Int, timeRemaining: Double, clock: UptimeClock) {
         self.options = options
         self.attempt = attempt
+        self.requestID = UUID()
         self.clock = clock
         self.deadline = clock.deadline(in: timeRemaining)
     }

@@ -35,7 +35,7 @@ public struct RetryMiddleware: Middleware {
     /// The statuses worth another attempt.
     public static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
     /// The methods that are safe to send again.
-    public static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+    public static let idempotentMethods = RetryOption.idempotentMethods
 
     /// Creates a retry middleware.
     ///
@@ -81,21 +81,13 @@ public struct RetryMiddleware: Middleware {
             } catch {
                 outcome = .failure(error)
             }
-            guard context.attempt < maxAttempts, context.canResend, mayRetry(request, options: context.options),
+            guard context.attempt < maxAttempts, context.canResend,
+                context.options.retry.allowsSendingAgain(method: request.httpMethod),
                 let delay = delay(after: outcome, attempt: context.attempt),
                 delay < context.timeRemaining
             else { return try outcome.get() }
             try await sleep(delay)
             context.attempt += 1
-        }
-    }
-
-    /// Whether the route allows another attempt of this request.
-    private func mayRetry(_ request: URLRequest, options: RequestOptions) -> Bool {
-        switch options.retry {
-        case .never: false
-        case .always: true
-        case .idempotentMethodsOnly: Self.idempotentMethods.contains(request.httpMethod?.uppercased() ?? "GET")
         }
     }
 

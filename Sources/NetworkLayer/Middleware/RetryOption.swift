@@ -1,11 +1,25 @@
-/// How a route lets ``RetryMiddleware`` treat it.
+/// Whether a route's request may be sent again: by ``RetryMiddleware``, and by an event stream that reconnects
+/// (``Network/events(_:reconnect:)``).
 public enum RetryOption: Sendable, Hashable {
-    /// Retry only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE): the default.
+    /// Send again only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE): the default.
     case idempotentMethodsOnly
-    /// Retry whatever the method: the route is safe to send twice (for example a POST with an idempotency key).
+    /// Send again whatever the method: the route is safe to send twice (for example a POST with an idempotency key).
     case always
-    /// Never retry this route.
+    /// Never send this route again.
     case never
+
+    /// The methods that are safe to send again.
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Whether a request with this method may be sent again under this option: the one rule retries and
+    /// reconnections follow.
+    func allowsSendingAgain(method: String?) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .idempotentMethodsOnly: Self.idempotentMethods.contains(method?.uppercased() ?? "GET")
+        }
+    }
 }
 
 extension RequestOptions {
@@ -13,7 +27,8 @@ extension RequestOptions {
         static let defaultValue = RetryOption.idempotentMethodsOnly
     }
 
-    /// Whether ``RetryMiddleware`` may send this route again. Defaults to ``RetryOption/idempotentMethodsOnly``.
+    /// Whether ``RetryMiddleware`` may send this route again, and an event stream reconnect to it. Defaults to
+    /// ``RetryOption/idempotentMethodsOnly``.
     public var retry: RetryOption {
         get { self[RetryKey.self] }
         set { self[RetryKey.self] = newValue }

@@ -34,8 +34,9 @@ public import Foundation
 ///   response) or because the connection closed before a single byte of response: then the server may or may not
 ///   have acted on it, and the `Idempotency-Key` lets it drop the replay. The caller gets
 ///   ``NetworkError/queued(id:underlyingError:)`` after the request is on disk.
-/// - Every such request carries an `Idempotency-Key` from its first attempt on, the same in every replay, so a server
-///   can tell a replay after an unknown outcome from a new request.
+/// - Every such request carries an `Idempotency-Key` from its first attempt on (``RequestContext/requestID``),
+///   the same in every attempt whatever the middleware's order (a retry, a token refresh) and in every replay, so
+///   a server can tell a replay after an unknown outcome from a new request.
 /// - Replays go through the network the queue is part of: its transport and all of its other middleware, whatever
 ///   the queue's position in the list, so authentication adds a fresh token (and refreshes it on a 401), default
 ///   headers are added again, and retries and logging apply. A queue learns that network when a ``Network`` is made
@@ -121,6 +122,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         var isReplaying = false
         var failures = 0
         var notBefore = Date.distantPast
+        /// Flushes waiting for the running replay to end.
+        var flushes: [CheckedContinuation<Void, Never>] = []
     }
 
     /// Opens (or creates) the queue in `directory`; it replays through the network it becomes part of.
@@ -189,8 +192,18 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
 
     /// Sends the waiting requests now, oldest first, until one cannot be delivered yet.
     ///
-    /// Returns at once if this or another instance on the same directory is already replaying.
+    /// If this instance is already replaying, it waits for that replay to end and replays once more: the running
+    /// one may have read the journal before the latest request was queued. Returns at once if another instance on
+    /// the same directory is replaying.
     public func flush() async {
+        if await replay(ignoringBackoff: true) { return }
+        await withCheckedContinuation { continuation in
+            let waits = state.withLock { state in
+                if state.isReplaying { state.flushes.append(continuation) }
+                return state.isReplaying
+            }
+            if !waits { continuation.resume() }
+        }
         await replay(ignoringBackoff: true)
     }
 
@@ -210,7 +223,9 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         if let route = context.routeRequest { try Self.refuseSecretsSetBy(route) }
         var request = request
         if request.value(forHTTPHeaderField: "Idempotency-Key") == nil {
-            request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
+            // From the context, not drawn here: a middleware before the queue that sends again (a token refresh,
+            // a retry) passes the same context, so every attempt carries the same key.
+            request.setValue(context.requestID.uuidString, forHTTPHeaderField: "Idempotency-Key")
         }
         do {
             let result = try await next(request, context)
@@ -262,29 +277,39 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         Task { await replay(ignoringBackoff: false) }
     }
 
-    private func replay(ignoringBackoff: Bool) async {
+    /// Replays what is waiting, unless this instance is replaying already; returns whether it started.
+    @discardableResult
+    private func replay(ignoringBackoff: Bool) async -> Bool {
         let starts = state.withLock { state -> Bool in
             guard !state.isReplaying, ignoringBackoff || Date() >= state.notBefore else { return false }
             state.isReplaying = true
             return true
         }
-        guard starts else { return }
-        defer { state.withLock { $0.isReplaying = false } }
-        guard let replays = replays.withLock({ $0 }) else { return }
+        guard starts else { return false }
+        defer {
+            let flushes = state.withLock { state in
+                state.isReplaying = false
+                defer { state.flushes = [] }
+                return state.flushes
+            }
+            for flush in flushes { flush.resume() }
+        }
+        guard let replays = replays.withLock({ $0 }) else { return true }
         guard let lock = try? await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: self.replayLock) })
-        else { return }
+        else { return true }
         defer { lock.release() }
         let journal = journal
         let entries =
             (try? await onIOQueue({ () throws(Journal.Failure) in JournalRecord.pending(in: try journal.records()) }))
             ?? []
         for entry in entries {
-            guard await deliver(entry, through: replays) else { return }
+            guard await deliver(entry, through: replays) else { return true }
         }
         // Drop what has been delivered, keeping anything queued meanwhile.
         _ = try? await onIOQueue { () throws(Journal.Failure) in
             try self.journal.rewrite(JournalRecord.compacted)
         }
+        return true
     }
 
     /// Sends one entry; returns whether the replay may go on to the next.

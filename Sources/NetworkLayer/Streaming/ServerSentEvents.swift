@@ -8,7 +8,8 @@ import Foundation
 /// The events of a Server-Sent Events stream, as they arrive, across reconnections: what
 /// ``Network/events(_:reconnect:)`` returns.
 ///
-/// Iterating connects (with `Accept: text/event-stream`), and after a dropped connection connects again as the
+/// Iterating connects (with `Accept: text/event-stream`); the first connection fails as ``Network/send(_:)`` does.
+/// After a connection that had opened ends, a request that may be sent twice connects again as the
 /// ``ReconnectPolicy`` says, with `Last-Event-ID`. Leaving the loop or cancelling the task closes the connection.
 public struct ServerSentEvents: AsyncSequence, Sendable {
     /// One event.
@@ -22,6 +23,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     let request: Result<URLRequest, NetworkError>
     let options: RequestOptions
     let reconnect: ReconnectPolicy
+
+    /// Whether the stream may connect again: the policy allows it and the request may be sent twice.
+    var reconnects: Bool {
+        guard case .success(let request) = request else { return false }
+        return reconnect.allowsReconnecting(request, options: options)
+    }
 
     /// Starts the stream; nothing is sent before the first call to `next()`.
     public func makeAsyncIterator() -> AsyncIterator {
@@ -37,6 +44,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         var nextPending = 0
         /// Reconnections in a row that brought no event.
         var failures = 0
+        /// Whether a connection has opened: until then a failure ends the stream, as it ends a `send`.
+        var hasConnected = false
         var isFinished = false
 
         init(source: ServerSentEvents) {
@@ -58,9 +67,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
                 if body == nil {
                     do {
                         body = try await connect()
-                    } catch let error where Self.isDrop(error) {
+                        hasConnected = true
+                    } catch let error where hasConnected && Self.isDrop(error) {
                         try await reconnectOrEnd(after: error)
                         continue
+                    } catch {
+                        isFinished = true
+                        throw error
                     }
                 }
                 do {
@@ -106,12 +119,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         }
 
         /// After a drop (`error`) or a clean end (`nil`): waits and reconnects, or ends the stream (with the error,
-        /// if there was one) once the policy allows no more attempts.
+        /// if there was one) once the policy allows no more attempts or the request may not be sent again.
         private mutating func reconnectOrEnd(after error: (any Error)?) async throws {
             body = nil
             _ = parser.finish()
             failures += 1
-            guard failures <= source.reconnect.maximumAttempts else {
+            guard source.reconnects, failures <= source.reconnect.maximumAttempts else {
                 isFinished = true
                 if let error { throw error }
                 return
@@ -143,9 +156,15 @@ extension Network {
     /// ```
     ///
     /// The request carries `Accept: text/event-stream`. Events follow the specification: `data` lines joined,
-    /// comments skipped, `id` kept for `Last-Event-ID`, `retry` honoured. After a dropped connection (or an idle
-    /// timeout, ``idleTimeout``), it connects again as `reconnect` says; a clean close by the server does too,
-    /// unless `reconnect` is ``ReconnectPolicy/never``. Middleware applies to every connection's head.
+    /// comments skipped, `id` kept for `Last-Event-ID`, `retry` honoured. Middleware applies to every connection's
+    /// head.
+    ///
+    /// - The first connection fails as ``send(_:)`` does: within ``timeout``, and at once when it is refused.
+    /// - After a connection that had opened ends (dropped, idle past ``idleTimeout``, or closed cleanly by the
+    ///   server), a `GET` (or another idempotent method) connects again as `reconnect` says. A `POST` does not:
+    ///   reconnecting would send it again, and a chat-completion API would generate (and bill) a second answer.
+    ///   Its stream ends with its connection, unless the route sets ``RequestOptions/retry`` to
+    ///   ``RetryOption/always`` or `reconnect` is made with ``ReconnectPolicy/resendingNonIdempotentRequests()``.
     ///
     /// - Parameters:
     ///   - route: The event stream's route.

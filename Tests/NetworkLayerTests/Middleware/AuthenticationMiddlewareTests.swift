@@ -77,6 +77,38 @@ struct AuthenticationMiddlewareTests {
         #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer new-0"])
     }
 
+    @Test func theTokenStaysOnTheOriginOfTheFirstRequestByDefault() async throws {
+        let tokens = TokenStore()
+        await tokens.set("new-0")
+        let mock = MockTransport(defaultResponse: .status(401))
+        mock.respond(to: .get, path: "/users/1", with: .json(aliceJSON))
+        let network = authenticated(mock, tokens)
+        let _: User = try await network.send(UserRoute.getUser(id: 1))
+        let cdn: Result<Data, NetworkError> = await network.send(TestRoute("https://cdn.example.net/v/7.mp4"))
+        let otherPort: Result<Data, NetworkError> = await network.send(TestRoute("https://api.example.com:8443/x"))
+        #expect(cdn.error?.statusCode == 401 && otherPort.error?.statusCode == 401, "returned as they came")
+        #expect(
+            mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer new-0", nil, nil],
+            "nothing for another host or port, and no refresh for their 401s")
+        #expect(await tokens.refreshCount == 0)
+    }
+
+    @Test func theTokenGoesToTheHostsItIsGivenOrEverywhereWhenAsked() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let urls = ["https://cdn.example.net/a", "https://API.example.com/b", "http://uploads.example.com:81/c"]
+        for (scope, expected) in [
+            (CredentialScope.hosts(["api.example.com", "uploads.example.com"]), [nil, "Bearer t", "Bearer t"]),
+            (.anyHost, ["Bearer t", "Bearer t", "Bearer t"]),
+        ] {
+            mock.removeRecordedRequests()
+            let network = Network(
+                transport: mock,
+                middleware: [AuthenticationMiddleware(token: { "t" }, refresh: {}, sendingTokenTo: scope)])
+            for url in urls { try await network.send(TestRoute(url)) }
+            #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == expected)
+        }
+    }
+
     @Test func aHundredConcurrent401sRefreshExactlyOnceAndAllSucceed() async throws {
         let tokens = TokenStore(refreshDelay: .milliseconds(100))
         let mock = tokenCheckingMock(delay: .milliseconds(20))

@@ -16,6 +16,24 @@ struct DefaultHeadersMiddlewareTests {
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json", "the route's own wins")
     }
 
+    @Test func secretHeadersStayOnTheFirstOriginAndTheOthersGoEverywhere() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(
+            transport: mock,
+            middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-1", "X-Client-Version": "3.2"])])
+        try await network.send(TestRoute("https://api.example.com/notes"))
+        try await network.send(TestRoute("https://cdn.example.net/v/7.mp4"))
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k-1", nil])
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-Client-Version") } == ["3.2", "3.2"])
+
+        let widened = Network(
+            transport: mock, middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-1"], sendingSecretsTo: .anyHost)])
+        mock.removeRecordedRequests()
+        try await widened.send(TestRoute("https://api.example.com/notes"))
+        try await widened.send(TestRoute("https://cdn.example.net/v/7.mp4"))
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k-1", "k-1"])
+    }
+
     @Test func aBadDefaultHeaderFailsTheSendBeforeAnythingIsSent() async throws {
         let mock = MockTransport(defaultResponse: .status(204))
         let network = Network(transport: mock, middleware: [DefaultHeadersMiddleware(["Bad Name": "x"])])

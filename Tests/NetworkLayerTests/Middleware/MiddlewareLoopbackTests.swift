@@ -23,6 +23,33 @@ extension LoopbackIntegration {
             #expect(server.requests.count == 3)
         }
 
+        @Test(arguments: TransportKind.all)
+        func credentialsGoToTheAPIAndNotToARouteOnAnotherHost(kind: TransportKind) async throws {
+            let api = try TestHTTPServer { _ in .json(aliceJSON) }
+            defer { api.stop() }
+            let storage = try TestHTTPServer(host: "127.0.0.2") { _ in .response(status: 200, body: Data("video".utf8))
+            }
+            defer { storage.stop() }
+            let tokens = TokenStore()
+            let network = Network(
+                transport: try kind.make(),
+                middleware: [
+                    DefaultHeadersMiddleware(["X-API-Key": "key-1", "X-Client": "demo"]),
+                    AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() }),
+                ])
+            let user: User = try await network.send(TestRoute(api.baseURL.appendingPathComponent("me").absoluteString))
+            #expect(user == alice)
+            let destination = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: destination) }
+            _ = try await network.download(
+                TestRoute(storage.baseURL.appendingPathComponent("v/7.mp4").absoluteString), to: destination)
+            #expect(api.requests.map { $0.header("Authorization") } == ["Bearer old"])
+            #expect(api.requests.map { $0.header("X-API-Key") } == ["key-1"])
+            let download = try #require(storage.requests.first)
+            #expect(download.header("Authorization") == nil && download.header("X-API-Key") == nil)
+            #expect(download.header("X-Client") == "demo", "headers that are no secret go everywhere")
+        }
+
         @Test func a401RefreshesTheTokenAndTheRequestIsSentAgain() async throws {
             let server = try TestHTTPServer { request in
                 request.header("Authorization") == "Bearer new-1"

@@ -99,6 +99,47 @@ extension LoopbackIntegration {
             #expect(try queue.deadLetters().isEmpty)
         }
 
+        /// Answers the `n`th request with `replies[n - 1]`, the last one repeating.
+        static func scriptedServer(_ replies: [ServerReply]) throws -> TestHTTPServer {
+            let count = Locked(0)
+            return try TestHTTPServer { _ in
+                let n = count.withLock { count in
+                    count += 1
+                    return count
+                }
+                return replies[min(n, replies.count) - 1]
+            }
+        }
+
+        @Test(arguments: TransportKind.all, [ResendingOrder.all[0], ResendingOrder.all[3], ResendingOrder.all[5]])
+        func theServerSeesOneIdempotencyKeyAcrossARefreshARetryAndAReplay(
+            kind: TransportKind,
+            order: ResendingOrder
+        ) async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // Each answer closes its connection, so the third request opens a fresh one: libcurl sends a request
+            // again by itself when a kept-alive connection closes without an answer.
+            let close = ["Connection": "close"]
+            let server = try Self.scriptedServer([
+                .response(status: 401, headers: close), .response(status: 503, headers: close), .close,
+                .response(status: 201),
+            ])
+            defer { server.stop() }
+            let tokens = TokenStore(refreshDelay: .zero)
+            let queue = try OfflineQueue(directory: directory)
+            let network = Network(
+                transport: try kind.make(), middleware: order.middleware(queue: queue, tokens: tokens))
+            let url = server.baseURL.appendingPathComponent("notes").absoluteString
+            // The retry stops at its third attempt (the closed connection), which the queue keeps.
+            _ = await sendQueued(NoteRoute(number: 1, baseURL: url, retry: .always), through: network)
+            await queue.flush()
+            let keys = server.requests.map { $0.header("Idempotency-Key") }
+            #expect(keys.count == 4, "401, 503, a connection closed without an answer, the replay: \(keys)")
+            #expect(keys.first != nil && Set(keys).count == 1, "\(keys)")
+            #expect(try queue.pendingEntries().isEmpty)
+        }
+
         @Test(arguments: TransportKind.all)
         func aNoteWhoseConnectionClosedBeforeAnyResponseIsQueuedAndReplayedWithItsKey(kind: TransportKind) async throws
         {

@@ -14,13 +14,41 @@ struct NoteRoute: URLRequestProtocol {
     var queues = true
     var baseURL = "https://api.example.com/notes"
     var headers: [String: String]?
+    var retry = RetryOption.idempotentMethodsOnly
     var url: URL { URL(string: baseURL)! }
     var method: HTTPMethod { .post }
     var body: Data? { Data(#"{"n":\#(number)}"#.utf8) }
     var options: RequestOptions {
         var options = RequestOptions()
         options.queuesWhenOffline = queues
+        options.retry = retry
         return options
+    }
+}
+
+/// An order of the three middleware that may send a request again, as an app may list them.
+struct ResendingOrder: Sendable, CustomTestStringConvertible {
+    /// The names, in order: "queue", "auth", "retry".
+    let names: [String]
+
+    /// Every order of the three.
+    static let all: [ResendingOrder] = [
+        ["queue", "auth", "retry"], ["queue", "retry", "auth"], ["auth", "queue", "retry"],
+        ["auth", "retry", "queue"], ["retry", "auth", "queue"], ["retry", "queue", "auth"],
+    ].map(ResendingOrder.init)
+
+    var testDescription: String { names.joined(separator: ", ") }
+
+    /// The middleware in this order; the retry waits nothing between attempts.
+    func middleware(queue: OfflineQueue, tokens: TokenStore) -> [any Middleware] {
+        names.map { name -> any Middleware in
+            switch name {
+            case "queue": queue
+            case "auth":
+                AuthenticationMiddleware(token: { await tokens.current }, refresh: { try await tokens.refresh() })
+            default: RetryMiddleware(maxAttempts: 3, baseDelay: 0, maxDelay: 0)
+            }
+        }
     }
 }
 
@@ -68,6 +96,50 @@ struct OfflineQueueTests {
         case .deadLettered(let letter): "dead \(letter.entry.number ?? -1) \(letter.statusCode ?? 0)"
         case .stillQueued(let entry, _): "waiting \(entry.number ?? -1)"
         }
+    }
+
+    @Test(arguments: ResendingOrder.all)
+    func everyAttemptCarriesTheSameIdempotencyKeyWhateverTheOrder(order: ResendingOrder) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let route = NoteRoute(number: 1, retry: .always)
+        let mock = MockTransport()
+        mock.respond(to: route, with: [.status(401), .status(503), .status(201)])
+        let tokens = TokenStore(refreshDelay: .zero)
+        let queue = try OfflineQueue(directory: directory)
+        try await Network(transport: mock, middleware: order.middleware(queue: queue, tokens: tokens)).send(route)
+        let keys = mock.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys.count == 3, "a 401 refreshed, a 503 retried, then the 201")
+        #expect(keys.first != nil && Set(keys).count == 1, "\(keys)")
+    }
+
+    @Test(arguments: [["auth", "queue"], ["queue", "auth"]])
+    func aReplayFromTheJournalCarriesTheKeyOfTheAttemptsBeforeIt(names: [String]) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let route = NoteRoute(number: 1)
+        let mock = MockTransport()
+        mock.respond(
+            to: route, with: [.status(401), .failure(URLError(.notConnectedToInternet)), .status(201)])
+        let tokens = TokenStore(refreshDelay: .zero)
+        let queue = try OfflineQueue(directory: directory)
+        let network = Network(
+            transport: mock, middleware: ResendingOrder(names: names).middleware(queue: queue, tokens: tokens))
+        let id = await sendQueued(route, through: network)
+        #expect(try queue.pendingEntries().map(\.id) == [id].compactMap { $0 })
+        await queue.flush()
+        let keys = mock.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys.count == 3, "the 401, the refreshed attempt that found no network, the replay")
+        #expect(keys.first != nil && Set(keys).count == 1, "\(keys)")
+        #expect(try queue.pendingEntries().isEmpty)
+    }
+
+    @Test func eachSendGetsItsOwnIdempotencyKey() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let mock = MockTransport(defaultResponse: .status(201))
+        let network = Network(transport: mock, middleware: [try OfflineQueue(directory: directory)])
+        try await network.send(NoteRoute(number: 1))
+        try await network.send(NoteRoute(number: 1))
+        let keys = mock.requests.compactMap { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        #expect(keys.count == 2 && keys[0] != keys[1], "two sends are two logical requests")
     }
 
     @Test func queuedWhileOfflineThenDeliveredOnceInOrderAfterARestart() async throws {

@@ -7,6 +7,15 @@ import Testing
 /// A route that streams events.
 struct ChatRoute: URLRequestProtocol {
     var url: URL { URL(string: "https://api.example.com/chat/3/live")! }
+    var options = RequestOptions()
+}
+
+/// A chat-completion route: a `POST` answered with an event stream.
+struct CompletionRoute: URLRequestProtocol {
+    var url: URL { URL(string: "https://api.example.com/v1/chat/completions")! }
+    var method: HTTPMethod { .post }
+    var body: Data? { Data(#"{"stream":true}"#.utf8) }
+    var options = RequestOptions()
 }
 
 /// What a chat stream's data holds.
@@ -70,13 +79,83 @@ extension StreamingTests {
         }
 
         @Test func reconnectionsStopAfterThePolicysAttempts() async throws {
-            let mock = MockTransport(defaultResponse: .failure(URLError(.cannotConnectToHost)))
+            let mock = MockTransport()
+            mock.respond(
+                to: ChatRoute(),
+                with: [.events([Self.first]).droppingConnection(after: 50), .failure(URLError(.cannotConnectToHost))])
             let policy = ReconnectPolicy(maximumAttempts: 3, initialDelay: 0.001, maximumDelay: 0.01)
+            var received = 0
             let error = await #expect(throws: NetworkError.self) {
-                for try await _ in Network(transport: mock).events(ChatRoute(), reconnect: policy) {}
+                for try await _ in Network(transport: mock).events(ChatRoute(), reconnect: policy) { received += 1 }
             }
             #expect(transportFailure(error) == .cannotConnect)
-            #expect(mock.requests.count == 4, "the first attempt and three reconnections")
+            #expect(received == 1)
+            #expect(mock.requests.count == 4, "the connection that opened and three reconnections")
+        }
+
+        @Test func aFirstConnectionThatFailsEndsTheStreamAtOnceLikeASend() async throws {
+            let mock = MockTransport(defaultResponse: .failure(URLError(.cannotConnectToHost)))
+            let error = await #expect(throws: NetworkError.self) {
+                for try await _ in Network(transport: mock).events(ChatRoute()) {}
+            }
+            #expect(transportFailure(error) == .cannotConnect)
+            #expect(mock.requests.count == 1, "the first connection is not retried with backoff")
+        }
+
+        @Test func connectionsThatEndCleanlyWithoutAnEventCountAsFailedAttempts() async throws {
+            let mock = MockTransport()
+            mock.respond(to: ChatRoute(), with: [.events([Self.first]), .events([])])
+            let policy = ReconnectPolicy(maximumAttempts: 3, initialDelay: 0.001, maximumDelay: 0.01)
+            var received = 0
+            for try await _ in Network(transport: mock).events(ChatRoute(), reconnect: policy) { received += 1 }
+            #expect(received == 1)
+            #expect(mock.requests.count == 4, "the connection with an event, then three empty ones; then it ends")
+        }
+
+        @Test(arguments: [
+            ("a clean end", MockResponse.events([first, second])),
+            ("a drop", MockResponse.events([first, second]).droppingConnection(after: 50)),
+        ])
+        func aPOSTStreamIsSentOnceWhateverTheDefaultPolicy(name: String, reply: MockResponse) async throws {
+            let mock = MockTransport(defaultResponse: reply)
+            var received = 0
+            do {
+                for try await _ in Network(transport: mock).events(CompletionRoute()) { received += 1 }
+            } catch let error as NetworkError {
+                #expect(name == "a drop" && transportFailure(error) == .connectionLost, "\(name): \(error)")
+            }
+            #expect(received >= 1, "\(name)")
+            #expect(mock.requests.count == 1, "\(name): the POST was not sent again")
+        }
+
+        @Test func aPOSTStreamReconnectsOnlyWhenAskedInSoManyWords() async throws {
+            let policy = ReconnectPolicy(maximumAttempts: 2, initialDelay: 0.001, maximumDelay: 0.01)
+            let optedIn = MockTransport()
+            optedIn.respond(to: CompletionRoute(), with: [.events([Self.first]), .events([Self.second, Self.done])])
+            var ids: [String?] = []
+            for try await event in Network(transport: optedIn).events(
+                CompletionRoute(), reconnect: policy.resendingNonIdempotentRequests())
+            {
+                ids.append(event.id)
+                if event.type == "done" { break }
+            }
+            #expect(ids == ["1", "2", "3"])
+            #expect(optedIn.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "1"])
+
+            let routeSaysSo = MockTransport()
+            var route = CompletionRoute()
+            route.options.retry = .always
+            routeSaysSo.respond(to: route, with: [.events([Self.first]), .events([])])
+            var received = 0
+            for try await _ in Network(transport: routeSaysSo).events(route, reconnect: policy) { received += 1 }
+            #expect(received == 1)
+            #expect(routeSaysSo.requests.count == 3, "the connection with its event, then two empty ones")
+
+            let routeSaysNever = MockTransport(defaultResponse: .events([Self.first]))
+            var never = ChatRoute()
+            never.options.retry = .never
+            for try await _ in Network(transport: routeSaysNever).events(never, reconnect: policy) {}
+            #expect(routeSaysNever.requests.count == 1, "a GET route that must never be sent again")
         }
 
         @Test(arguments: [

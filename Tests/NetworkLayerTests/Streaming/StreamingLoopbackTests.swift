@@ -317,6 +317,37 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all)
+        func aPOSTEventStreamThatTheServerEndsIsSentOnce(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { request in
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                return .raw(Data((head + "retry: 10\nid: 1\ndata: Hel\n\nid: 2\ndata: lo\n\n").utf8))
+            }
+            defer { server.stop() }
+            let route = TestRoute(
+                server.baseURL.appendingPathComponent("v1/chat/completions").absoluteString, method: .post)
+            var received: [String] = []
+            for try await event in try kind.network().events(route) {
+                received.append(event.data)
+                if received.count == 20 { break }  // bounds the loop if the POST were sent again
+            }
+            #expect(received == ["Hel", "lo"], "one answer, read to its end")
+            #expect(server.requests.map(\.method) == ["POST"], "the completion was asked for once")
+        }
+
+        @Test(arguments: TransportKind.all)
+        func theFirstConnectionToAStoppedServerFailsAtOnce(_ kind: TransportKind) async throws {
+            let server = try TestHTTPServer { _ in .response(status: 200) }
+            server.stop()
+            try await waitUntil(seconds: 10) { server.isClosed }
+            let started = Date()
+            let error = await #expect(throws: NetworkError.self) {
+                for try await _ in try kind.network().events(StreamRoute(server, "live")) {}
+            }
+            #expect(transportFailure(error) == .cannotConnect, "\(String(describing: error))")
+            #expect(Date().timeIntervalSince(started) < 30, "no backoff before the first connection fails")
+        }
+
+        @Test(arguments: TransportKind.all)
         func eventsReconnectWithTheLastEventIDAfterTheServerCloses(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { request in
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"

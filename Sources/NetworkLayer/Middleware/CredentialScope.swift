@@ -1,0 +1,60 @@
+import Foundation
+
+/// Which requests a middleware adds a credential to: ``AuthenticationMiddleware``'s token, and the secret headers
+/// of ``DefaultHeadersMiddleware`` (an API key).
+///
+/// ```swift
+/// AuthenticationMiddleware(
+///     token: { await tokens.current }, refresh: { try await tokens.refresh() },
+///     sendingTokenTo: .hosts(["api.example.com", "uploads.example.com"]))
+/// ```
+///
+/// The default, ``firstOrigin``, keeps a credential on the origin (scheme, host and port) of the first request it
+/// goes to, the rule redirects follow too: a route that points at another host (a CDN, a presigned storage URL)
+/// gets no credential unless the scope says so. If the first request an app authenticates may go elsewhere than
+/// its API, name the API's hosts with ``hosts(_:)``.
+public struct CredentialScope: Sendable {
+    private enum Rule: Sendable {
+        case firstOrigin(Locked<String?>)
+        case hosts(Set<String>)
+        case anyHost
+    }
+
+    private let rule: Rule
+
+    private init(_ rule: Rule) {
+        self.rule = rule
+    }
+
+    /// The origin (scheme, host and port) of the first request the credential goes to, and no other: the default.
+    /// Each middleware made with it keeps its own.
+    public static var firstOrigin: CredentialScope {
+        CredentialScope(.firstOrigin(Locked(nil)))
+    }
+
+    /// Requests to these hosts, on any scheme and port; names compare without regard to case.
+    public static func hosts(_ hosts: Set<String>) -> CredentialScope {
+        CredentialScope(.hosts(Set(hosts.map { $0.lowercased() })))
+    }
+
+    /// Every request, whatever its host: what a client of one API that never sends elsewhere may choose.
+    public static let anyHost = CredentialScope(.anyHost)
+
+    /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope fixes its
+    /// origin.
+    func includes(_ url: URL?) -> Bool {
+        switch rule {
+        case .anyHost:
+            return true
+        case .hosts(let hosts):
+            return url?.host.map { hosts.contains($0.lowercased()) } ?? false
+        case .firstOrigin(let first):
+            guard let url else { return false }
+            let origin = RedirectChain.origin(of: url)
+            return first.withLock { first in
+                if first == nil { first = origin }
+                return first == origin
+            }
+        }
+    }
+}
