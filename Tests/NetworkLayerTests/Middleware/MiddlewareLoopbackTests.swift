@@ -27,9 +27,10 @@ extension LoopbackIntegration {
         func credentialsGoToTheAPIAndNotToARouteOnAnotherHost(kind: TransportKind) async throws {
             let api = try TestHTTPServer { _ in .json(aliceJSON) }
             defer { api.stop() }
-            let storage = try TestHTTPServer(host: "127.0.0.2") { _ in .response(status: 200, body: Data("video".utf8))
-            }
+            // Another host: the same loopback server named "localhost" rather than 127.0.0.1.
+            let storage = try TestHTTPServer { _ in .response(status: 200, body: Data("video".utf8)) }
             defer { storage.stop() }
+            let storageURL = "http://localhost:\(storage.port)/v/7.mp4"
             let tokens = TokenStore()
             let network = Network(
                 transport: try kind.make(),
@@ -42,7 +43,7 @@ extension LoopbackIntegration {
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("video-\(UUID())")
             defer { try? FileManager.default.removeItem(at: destination) }
             _ = try await network.download(
-                TestRoute(storage.baseURL.appendingPathComponent("v/7.mp4").absoluteString), to: destination)
+                TestRoute(storageURL), to: destination)
             #expect(api.requests.map { $0.header("Authorization") } == ["Bearer old"])
             #expect(api.requests.map { $0.header("X-API-Key") } == ["key-1"])
             let download = try #require(storage.requests.first)
