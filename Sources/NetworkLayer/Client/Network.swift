@@ -185,10 +185,10 @@ extension Network {
         uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, ReceivedResponse) {
         if !middleware.isEmpty {
-            let (data, response) = try await MiddlewareChain(middleware: middleware, transport: transport)
-                .send(
-                    request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot,
-                    uploading: upload)
+            let chain = MiddlewareChain(middleware: middleware, transport: transport, environment: environment)
+            let (data, response) = try await chain.send(
+                request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot,
+                uploading: upload)
             return (data, ReceivedResponse(response))
         }
         let request = try RequestRules.check(request)

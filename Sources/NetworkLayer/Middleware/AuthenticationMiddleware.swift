@@ -18,7 +18,7 @@ public import Foundation
 /// - Each request carries `Authorization: Bearer <token>`, the token read when the request goes out (`nil`: no
 ///   header). For APIs like `access_token: <key>`, pass `headerName` and a `nil` scheme.
 /// - The token goes only to the requests its ``CredentialScope`` includes: by default the origin (scheme, host and
-///   port) of the first request it goes to, so a route to another host (a CDN, a presigned storage URL) goes
+///   port) of the first request it goes to in each environment, so a route to another host (a CDN, a presigned storage URL) goes
 ///   without it, as a redirect to another origin does. Name your API's hosts with
 ///   `sendingTokenTo: .hosts([…])` if the first request may go elsewhere, or widen it with `.anyHost`. A request
 ///   outside the scope is sent as it is, and its 401 returned without a refresh.
@@ -78,7 +78,7 @@ public struct AuthenticationMiddleware: Middleware {
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
     ) async throws -> (Data, HTTPURLResponse) {
         guard context.options.authenticates, request.value(forHTTPHeaderField: headerName) == nil,
-            scope.includes(request.url)
+            scope.includes(request.url, in: context.environment)
         else {
             return try await next(request, context)
         }

@@ -10,12 +10,12 @@ import Foundation
 /// ```
 ///
 /// The default, ``firstOrigin``, keeps a credential on the origin (scheme, host and port) of the first request it
-/// goes to, the rule redirects follow too: a route that points at another host (a CDN, a presigned storage URL)
+/// goes to in each ``APIEnvironment``, the rule redirects follow too: a route that points at another host (a CDN, a presigned storage URL)
 /// gets no credential unless the scope says so. If the first request an app authenticates may go elsewhere than
 /// its API, name the API's hosts with ``hosts(_:)``.
 public struct CredentialScope: Sendable {
     private enum Rule: Sendable {
-        case firstOrigin(Locked<String?>)
+        case firstOrigin(Locked<[APIEnvironment: String]>)
         case hosts(Set<String>)
         case anyHost
     }
@@ -27,9 +27,10 @@ public struct CredentialScope: Sendable {
     }
 
     /// The origin (scheme, host and port) of the first request the credential goes to, and no other: the default.
-    /// Each middleware made with it keeps its own.
+    /// Each middleware made with it keeps its own, one per ``APIEnvironment``, so a copy of the network with
+    /// another environment (``Network/withEnvironment(_:)``) sends the credential to that environment's API.
     public static var firstOrigin: CredentialScope {
-        CredentialScope(.firstOrigin(Locked(nil)))
+        CredentialScope(.firstOrigin(Locked([:])))
     }
 
     /// Requests to these hosts, on any scheme and port; names compare without regard to case.
@@ -40,9 +41,9 @@ public struct CredentialScope: Sendable {
     /// Every request, whatever its host: what a client of one API that never sends elsewhere may choose.
     public static let anyHost = CredentialScope(.anyHost)
 
-    /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope fixes its
-    /// origin.
-    func includes(_ url: URL?) -> Bool {
+    /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope in an
+    /// environment fixes its origin there.
+    func includes(_ url: URL?, in environment: APIEnvironment) -> Bool {
         switch rule {
         case .anyHost:
             return true
@@ -52,8 +53,8 @@ public struct CredentialScope: Sendable {
             guard let url else { return false }
             let origin = RedirectChain.origin(of: url)
             return first.withLock { first in
-                if first == nil { first = origin }
-                return first == origin
+                if first[environment] == nil { first[environment] = origin }
+                return first[environment] == origin
             }
         }
     }

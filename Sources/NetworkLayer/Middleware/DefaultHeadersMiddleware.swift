@@ -45,7 +45,7 @@ public struct DefaultHeadersMiddleware: Middleware {
         // Foundation drops a value with a line break when it is set: check the fields while they are intact.
         try RequestRules.validate(headers)
         var request = request
-        let addsSecrets = !hasSecrets || scope.includes(request.url)
+        let addsSecrets = !hasSecrets || scope.includes(request.url, in: context.environment)
         for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
             if !addsSecrets && Redaction.isSecret(name) { continue }
             request.setValue(value, forHTTPHeaderField: name)

@@ -11,6 +11,8 @@ struct MiddlewareChain: Sendable {
     let transport: any Transport
     /// The clock each ``RequestContext`` measures the time left on: the system's, or a test's.
     var clock: UptimeClock = .system
+    /// Where the network sends ``Endpoint`` routes, for ``RequestContext/environment``.
+    var environment = APIEnvironment.asDeclared
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
     func send(
@@ -25,6 +27,7 @@ struct MiddlewareChain: Sendable {
         if !isReplay { start.routeRequest = request }
         start.streamSlot = slot
         start.upload = upload
+        start.environment = environment
         let context = start
         do {
             return try await Network.race(request, within: seconds) {

@@ -22,6 +22,11 @@ public struct RequestContext: Sendable {
     /// from it, so the key stays the same whatever the middleware's order; a tracing middleware can use it too.
     public let requestID: UUID
 
+    /// Where the ``Network`` sends ``Endpoint`` routes: a middleware shared by several environments
+    /// (``Network/withEnvironment(_:)``) can tell them apart. ``CredentialScope/firstOrigin`` keeps one origin per
+    /// environment.
+    public internal(set) var environment = APIEnvironment.asDeclared
+
     /// When the send's overall deadline (``Network/timeout``) passes, in nanoseconds of `clock`.
     let deadline: UInt64
 

@@ -26,6 +26,14 @@ struct DefaultHeadersMiddlewareTests {
         #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k-1", nil])
         #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-Client-Version") } == ["3.2", "3.2"])
 
+        let local = APIEnvironment(
+            "local", baseURLs: [URL(string: "https://api.example.com/v1")!: URL(string: "http://127.0.0.1:8080/v1")!])
+        mock.removeRecordedRequests()
+        try await network.withEnvironment(local).send(APIRoute.user(id: 1))
+        #expect(
+            mock.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k-1"],
+            "another environment's API gets the key: one first origin per environment")
+
         let widened = Network(
             transport: mock, middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-1"], sendingSecretsTo: .anyHost)])
         mock.removeRecordedRequests()
