@@ -20,7 +20,7 @@ import Foundation
 /// failed attempt in a row up to ``maximumDelay``, and sends `Last-Event-ID` so that the server can go on where it
 /// stopped. A connection that delivers an event starts the count again; one that ends, cleanly or not, without an
 /// event counts as a failed attempt, so no policy reconnects without end to a server that has nothing more to say.
-/// The first connection is never retried: it fails as ``Network/send(_:)`` does.
+/// The first connection is never retried: it fails as `send` does.
 public struct ReconnectPolicy: Sendable, Hashable {
     /// How many reconnections in a row may fail (or end without an event) before the stream ends.
     public var maximumAttempts: Int

@@ -8,7 +8,7 @@ import Foundation
 /// The events of a Server-Sent Events stream, as they arrive, across reconnections: what
 /// ``Network/events(_:reconnect:)`` returns.
 ///
-/// Iterating connects (with `Accept: text/event-stream`); the first connection fails as ``Network/send(_:)`` does.
+/// Iterating connects (with `Accept: text/event-stream`); the first connection fails as `send` does.
 /// After a connection that had opened ends, a request that may be sent twice connects again as the
 /// ``ReconnectPolicy`` says, with `Last-Event-ID`. Leaving the loop or cancelling the task closes the connection.
 public struct ServerSentEvents: AsyncSequence, Sendable {
@@ -159,7 +159,7 @@ extension Network {
     /// comments skipped, `id` kept for `Last-Event-ID`, `retry` honoured. Middleware applies to every connection's
     /// head.
     ///
-    /// - The first connection fails as ``send(_:)`` does: within ``timeout``, and at once when it is refused.
+    /// - The first connection fails as `send` does: within ``timeout``, and at once when it is refused.
     /// - After a connection that had opened ends (dropped, idle past ``idleTimeout``, or closed cleanly by the
     ///   server), a `GET` (or another idempotent method) connects again as `reconnect` says. A `POST` does not:
     ///   reconnecting would send it again, and a chat-completion API would generate (and bill) a second answer.
