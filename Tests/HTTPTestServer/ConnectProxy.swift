@@ -67,7 +67,7 @@ public final class ConnectProxy: Sendable {
             return
         }
         state.withLock { $0.tunnelled.append(String(words[1])) }
-        let target = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let target = socket(AF_INET, Socket.streamType, 0)
         guard target >= 0 else { return }
         defer { close(target) }
         var address = sockaddr_in()

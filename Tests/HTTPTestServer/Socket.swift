@@ -7,7 +7,22 @@ import Foundation
 #endif
 
 /// Thin wrappers over the POSIX socket calls the test server needs.
-enum Socket {
+package enum Socket {
+    /// `SOCK_STREAM` as `socket(_:_:_:)` takes it: Glibc imports it as an enum, Darwin as an `Int32`.
+    #if canImport(Glibc)
+        package static let streamType = Int32(SOCK_STREAM.rawValue)
+    #else
+        package static let streamType = SOCK_STREAM
+    #endif
+
+    /// The `send(_:_:_:_:)` flags that keep a peer that went away from raising `SIGPIPE`: `MSG_NOSIGNAL` on Linux;
+    /// Darwin has no such flag, and ``configure(_:)`` sets `SO_NOSIGPIPE` on the socket instead.
+    #if canImport(Glibc)
+        package static let noSignalFlags = Int32(MSG_NOSIGNAL)
+    #else
+        package static let noSignalFlags: Int32 = 0
+    #endif
+
     struct Failure: Error, CustomStringConvertible {
         let call: String
         let code: Int32
@@ -17,11 +32,7 @@ enum Socket {
     /// Opens a listening socket on a loopback address with a port the kernel picks.
     static func listen(on host: String) throws -> (fd: Int32, port: Int) {
         guard host.hasPrefix("127.") else { throw Failure(call: "listen on \(host): not loopback", code: EINVAL) }
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -50,7 +61,7 @@ enum Socket {
     }
 
     /// Sets per-connection options: no SIGPIPE on macOS, no Nagle delay, a 50 ms send timeout.
-    static func configure(_ fd: Int32) {
+    package static func configure(_ fd: Int32) {
         var yes: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
         var timeout = timeval(tv_sec: 0, tv_usec: 50_000)
@@ -92,11 +103,7 @@ enum Socket {
             guard let base = buffer.baseAddress else { return true }
             var offset = 0
             while offset < buffer.count {
-                #if canImport(Glibc)
-                    let sent = send(fd, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                #else
-                    let sent = send(fd, base + offset, buffer.count - offset, 0)
-                #endif
+                let sent = send(fd, base + offset, buffer.count - offset, noSignalFlags)
                 if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                     guard keepTrying() else { return false }
                     continue

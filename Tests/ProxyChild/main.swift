@@ -1,36 +1,43 @@
 import Foundation
 import NetworkLayer
 
-// Sends through the proxy that `https_proxy` names (libcurl reads it from the environment, which a test cannot set for
-// its own process without proxying every other test): streams BASE/missing and sends BASE/ok, printing one line for
-// each, for the proxy test in CurlTransport's suites.
+#if os(Linux)
 
-struct Get: URLRequestProtocol {
-    let url: URL
-}
+    // Sends through the proxy that `https_proxy` names (libcurl reads it from the environment, which a test cannot set for
+    // its own process without proxying every other test): streams BASE/missing and sends BASE/ok, printing one line for
+    // each, for the proxy test in CurlTransport's suites.
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3, let base = URL(string: arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: networklayer-proxy-child BASE CA-FILE\n".utf8))
-    exit(2)
-}
-let network = Network(
-    transport: try CurlTransport(additionalTrustedCertificates: URL(fileURLWithPath: arguments[2])), timeout: 10)
-do {
-    let response = try await network.stream(Get(url: base.appendingPathComponent("missing")))
-    var body = Data()
-    for try await chunk in response.body { body.append(chunk) }
-    print("stream \(response.statusCode) \(String(decoding: body, as: UTF8.self))")
-} catch {
-    if case .unacceptableStatus(let status, _, let body) = error as? NetworkError {
-        print("stream \(status) \(String(decoding: body, as: UTF8.self))")
-    } else {
-        print("stream error \(error)")
+    struct Get: URLRequestProtocol {
+        let url: URL
     }
-}
-do {
-    let body: Data = try await network.send(Get(url: base.appendingPathComponent("ok")))
-    print("send \(String(decoding: body, as: UTF8.self))")
-} catch {
-    print("send error \(error)")
-}
+
+    let arguments = CommandLine.arguments
+    guard arguments.count == 3, let base = URL(string: arguments[1]) else {
+        FileHandle.standardError.write(Data("usage: networklayer-proxy-child BASE CA-FILE\n".utf8))
+        exit(2)
+    }
+    let network = Network(
+        transport: try CurlTransport(additionalTrustedCertificates: URL(fileURLWithPath: arguments[2])), timeout: 10)
+    do {
+        let response = try await network.stream(Get(url: base.appendingPathComponent("missing")))
+        var body = Data()
+        for try await chunk in response.body { body.append(chunk) }
+        print("stream \(response.statusCode) \(String(decoding: body, as: UTF8.self))")
+    } catch {
+        if case .unacceptableStatus(let status, _, let body) = error as? NetworkError {
+            print("stream \(status) \(String(decoding: body, as: UTF8.self))")
+        } else {
+            print("stream error \(error)")
+        }
+    }
+    do {
+        let body: Data = try await network.send(Get(url: base.appendingPathComponent("ok")))
+        print("send \(String(decoding: body, as: UTF8.self))")
+    } catch {
+        print("send error \(error)")
+    }
+#else
+    // CurlTransport exists on Linux only; the proxy test that runs this child is Linux-only too.
+    FileHandle.standardError.write(Data("networklayer-proxy-child needs Linux (CurlTransport)\n".utf8))
+    exit(2)
+#endif

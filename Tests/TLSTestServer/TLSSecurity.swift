@@ -50,7 +50,8 @@ public final class TLSSecurity: ConnectionSecurity {
     }
 
     private static func setReceiveTimeout(_ fd: Int32, milliseconds: Int) {
-        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: Int((milliseconds % 1000) * 1000))
+        // `.init`: tv_usec is an Int on Glibc and an Int32 (suseconds_t) on Darwin.
+        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: .init((milliseconds % 1000) * 1000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 }

@@ -17,6 +17,13 @@ public final class TestCertificates: Sendable {
     /// The private certificate authority: trust its certificate to trust what it signs.
     public let authority: Identity
 
+    /// Whether OpenSSL's libraries load (`libssl.so.3` or `.so.1.1`): on Linux they do; on a Mac, which has no such
+    /// libraries, the suites that need a TLS test server say so in their traits and are skipped.
+    public static let isAvailable: Bool = {
+        var error = [CChar](repeating: 0, count: 256)
+        return testtls_load(&error, error.count) == 0
+    }()
+
     /// Makes a directory and a certificate authority in it.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")

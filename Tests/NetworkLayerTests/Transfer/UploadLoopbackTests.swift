@@ -455,7 +455,7 @@ extension LoopbackIntegration {
         static func exchange(
             _ server: TestHTTPServer, _ parts: [String], until done: (String) -> Bool = { _ in false }
         ) throws -> String {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Socket.streamType, 0)
             try #require(fd >= 0)
             defer { close(fd) }
             var address = sockaddr_in()
@@ -474,7 +474,7 @@ extension LoopbackIntegration {
             var buffer = [UInt8](repeating: 0, count: 4096)
             for part in parts {
                 let bytes = Array(part.utf8)
-                _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Socket.noSignalFlags) }
                 // Before the next part, whatever the server said to this one (a 100 Continue).
                 if part != parts.last && part.hasSuffix("\r\n\r\n") && part.contains("100-continue") {
                     let count = recv(fd, &buffer, buffer.count, 0)

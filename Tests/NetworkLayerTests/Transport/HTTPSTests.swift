@@ -21,7 +21,9 @@ func urlError(_ error: NetworkError?) -> URLError? {
 }
 
 extension LoopbackIntegration {
-    @Suite("HTTPS: certificate and handshake failures say which check failed", .timeLimit(.minutes(2)))
+    @Suite(
+        "HTTPS: certificate and handshake failures say which check failed", .timeLimit(.minutes(2)),
+        .enabled(if: TestCertificates.isAvailable, "the TLS test server needs OpenSSL's libssl: Linux"))
     struct HTTPSFailureTests {
         let certificates: TestCertificates
 
