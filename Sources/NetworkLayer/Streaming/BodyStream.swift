@@ -4,7 +4,8 @@ import Foundation
 /// ``BodyBuffer`` between them decides when the transport pauses and resumes.
 ///
 /// Every change of state happens under one lock; continuations are resumed, and the producer is told to pause,
-/// resume or stop, only after the lock is released.
+/// resume or stop, only after the lock is released. Pauses and resumes reach the producer in the order they were
+/// decided (``ProducerCommands``).
 package final class BodyStream: Sendable {
     package typealias Waiter = CheckedContinuation<Data?, any Error>
 
@@ -37,12 +38,19 @@ package final class BodyStream: Sendable {
     private struct State: Sendable {
         var buffer: BodyBuffer<Waiter>
         var producer: Producer?
+        var commands = ProducerCommands()
         var idleTimeout: TimeInterval = .infinity
         var idleWatch: Int?
         var isIterated = false
         var endHandlers: [@Sendable (Int, NetworkError?) -> Void] = []
         /// How the body ended for the reader, once it has.
         var readerOutcome: ReaderOutcome?
+
+        /// Records the resume a read asks for; returns whether the caller must carry out the commands.
+        mutating func resumeIfAsked(by read: BodyBuffer<Waiter>.Read?) -> Bool {
+            guard case .chunk(_, resumeProducer: true) = read else { return false }
+            return commands.add(.resume)
+        }
 
         mutating func takeIdleWatch() -> Int? {
             defer { idleWatch = nil }
@@ -83,17 +91,18 @@ package final class BodyStream: Sendable {
     /// Appends a chunk the producer cannot keep; pauses the producer while the reader is behind, and stops it if
     /// the reader fell too far behind.
     package func append(_ chunk: Data) {
-        let (pause, wake, watch, producer, failed) = state.withLock { state in
+        let (carriesOut, wake, watch, producer, failed) = state.withLock { state in
             let (pause, wake) = state.buffer.append(chunk)
             let failed: Bool
             if case .abandoned = state.buffer.ending { failed = true } else { failed = false }
-            return (pause, wake, wake == nil ? nil : state.takeIdleWatch(), state.producer, failed)
+            let carriesOut = pause && !failed && state.commands.add(.pause)
+            return (carriesOut, wake, wake == nil ? nil : state.takeIdleWatch(), state.producer, failed)
         }
         settle(wake, watch: watch)
         if failed {
             producer?.cancel()
-        } else if pause {
-            producer?.pause()
+        } else if carriesOut {
+            carryOutCommands()
         }
     }
 
@@ -186,10 +195,13 @@ package final class BodyStream: Sendable {
 
     /// The next chunk or the end if the reader need not wait for it; `nil` when it must.
     private func takeReady() -> Result<Data?, any Error>? {
-        let (ready, producer) = state.withLock { state in (state.buffer.readIfReady(), state.producer) }
+        let (ready, carriesOut) = state.withLock { state in
+            let ready = state.buffer.readIfReady()
+            return (ready, state.resumeIfAsked(by: ready))
+        }
         switch ready {
-        case .chunk(let chunk, let resumeProducer):
-            if resumeProducer { producer?.resume() }
+        case .chunk(let chunk, _):
+            if carriesOut { carryOutCommands() }
             return .success(chunk)
         case .end:
             notifyEnd(nil)
@@ -204,13 +216,14 @@ package final class BodyStream: Sendable {
 
     /// Hands `waiter` the next chunk or the end, or leaves it waiting with the idle clock running.
     private func read(for waiter: Waiter) {
-        let (read, producer, idle) = state.withLock { state in
-            (state.buffer.read(waiter: waiter), state.producer, state.idleTimeout)
+        let (read, carriesOut, idle) = state.withLock { state in
+            let read = state.buffer.read(waiter: waiter)
+            return (read, state.resumeIfAsked(by: read), state.idleTimeout)
         }
         switch read {
-        case .chunk(let chunk, let resumeProducer):
+        case .chunk(let chunk, _):
             waiter.resume(returning: chunk)
-            if resumeProducer { producer?.resume() }
+            if carriesOut { carryOutCommands() }
         case .end:
             notifyEnd(nil)
             waiter.resume(returning: nil)
@@ -219,6 +232,19 @@ package final class BodyStream: Sendable {
             waiter.resume(throwing: error)
         case .wait:
             startIdleClock(seconds: idle)
+        }
+    }
+
+    /// Tells the producer every pending pause and resume, in order, outside the lock; other threads add commands
+    /// meanwhile without waiting (see ``ProducerCommands``).
+    private func carryOutCommands() {
+        while true {
+            let (command, producer) = state.withLock { state in (state.commands.next(), state.producer) }
+            switch command {
+            case .pause: producer?.pause()
+            case .resume: producer?.resume()
+            case nil: return
+            }
         }
     }
 
