@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Bytes and files go to URLSession as they are (`uploadTask(with:from:)`, `uploadTask(with:fromFile:)`: the session
 /// reads the file from disk itself); a multipart form and a `.stream` go as a streamed request whose input stream
-/// reads the form's ``ChunkReader``, or the ``ChunkPipe`` that a task fills from the `.stream`'s chunks.
+/// reads the form's ``ChunkReader``, or the ``ChunkPipe`` that a task fills from the `.stream`'s chunks: on Apple
+/// platforms the input of a bound stream pair that ``UploadStreamFeeder`` fills, on Linux an ``UploadInputStream``.
 final class URLSessionUpload: Sendable {
     let body: UploadBody
     /// The exact length, when known before sending.
@@ -36,18 +37,38 @@ final class URLSessionUpload: Sendable {
     func prepare(_ request: URLRequest) -> URLRequest {
         var request = request
         request.httpBody = nil
-        #if canImport(FoundationNetworking)
-            // FoundationNetworking gives libcurl no length for a body stream, and libcurl then sends it chunked,
-            // next to a Content-Length of ours if there were one: a request that servers refuse.
+        switch body.source {
+        case .data, .file:
             request.setValue(nil, forHTTPHeaderField: "Content-Length")
-        #else
-            switch body.source {
-            case .data, .file: request.setValue(nil, forHTTPHeaderField: "Content-Length")
-            case .multipart, .stream: request.setValue(length.map(String.init), forHTTPHeaderField: "Content-Length")
-            }
-        #endif
+        case .multipart, .stream:
+            let length = Self.announcesStreamedLength ? length.map(String.init) : nil
+            request.setValue(length, forHTTPHeaderField: "Content-Length")
+        }
         return request
     }
+
+    /// Whether a streamed body's known length goes out as `Content-Length`: on Apple platforms. FoundationNetworking
+    /// gives libcurl no length for a body stream, and libcurl then sends it chunked, next to a `Content-Length` of
+    /// ours if there were one: a request that servers refuse. A constant, so that both ways type-check everywhere.
+    static let announcesStreamedLength: Bool = {
+        #if canImport(FoundationNetworking)
+            false
+        #else
+            true
+        #endif
+    }()
+
+    /// Whether a streamed body reaches URLSession through a bound stream pair (Apple platforms: the way Foundation
+    /// documents, a stream with the events and scheduling URLSession drives) or as an ``UploadInputStream`` that
+    /// blocks in `read` (FoundationNetworking, which reads body streams synchronously and has no bound pairs). A
+    /// constant rather than a compile-time branch, so that both ways type-check everywhere.
+    static let handsOverThroughBoundStreams: Bool = {
+        #if canImport(FoundationNetworking)
+            false
+        #else
+            true
+        #endif
+    }()
 
     /// A task that sends `request` with the body from its start.
     func makeTask(for request: URLRequest, in session: URLSession) -> URLSessionTask {
@@ -70,15 +91,24 @@ final class URLSessionUpload: Sendable {
         case .multipart:
             do {
                 guard let reader = try body.makeReader(length: length) else { return nil }
-                return UploadInputStream(reader, failed: failed)
+                return Self.inputStream(reading: reader, failed: failed)
             } catch {
                 failed(error)
                 return nil
             }
         case .stream(let chunks):
             guard let pipe, pipe.start(chunks) else { return nil }
-            return UploadInputStream(pipe, failed: failed)
+            return Self.inputStream(reading: pipe, failed: failed)
         }
+    }
+
+    /// The stream URLSession reads `reader` through, as ``handsOverThroughBoundStreams`` says.
+    static func inputStream(
+        reading reader: any ChunkReader,
+        failed: @escaping @Sendable (NetworkError) -> Void
+    ) -> InputStream? {
+        guard handsOverThroughBoundStreams else { return UploadInputStream(reader, failed: failed) }
+        return UploadStreamFeeder.start(reader, failed: failed)
     }
 
     /// Ends the upload: the stream's producer is cancelled and the reader, if waiting, wakes.

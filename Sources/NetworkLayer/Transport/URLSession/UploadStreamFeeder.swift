@@ -1,0 +1,118 @@
+import Foundation
+
+/// Copies an upload body from its ``ChunkReader`` into the output end of a bound stream pair, on a thread of its
+/// own, while URLSession reads the input end: how ``URLSessionTransport`` hands a multipart form or a `.stream` body
+/// over on Apple platforms, the way Foundation documents for streamed uploads (`Stream.getBoundStreams`), so that
+/// URLSession drives a stream of its own kind, with its events and scheduling.
+///
+/// The copy loop (``feed(from:into:)``) is plain shared code, tested on Linux against any `OutputStream`: it writes
+/// every byte, across partial writes, closes the output at the end, and stops at the first failure of either side.
+enum UploadStreamFeeder {
+    /// Where the copy writes: an `OutputStream`, or a test's stand-in (subclassing `OutputStream` differs between
+    /// Foundation's two implementations).
+    protocol ByteSink: AnyObject {
+        /// Writes up to `length` bytes; returns how many, or 0 or less once the other end is gone.
+        func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int
+        /// Ends the stream.
+        func close()
+    }
+
+    /// How the copy ended.
+    enum Outcome: Equatable {
+        /// The whole body was written and the output closed.
+        case finished(bytes: Int)
+        /// The reader failed (a file that shrank, a stream that threw or broke its length): the body ends here.
+        case readerFailed(NetworkError)
+        /// The output refused bytes: URLSession closed the other end (the task was cancelled or failed).
+        case outputClosed
+
+        static func == (left: Outcome, right: Outcome) -> Bool {
+            switch (left, right) {
+            case (.finished(let a), .finished(let b)): a == b
+            case (.readerFailed(let a), .readerFailed(let b)): a.description == b.description
+            case (.outputClosed, .outputClosed): true
+            default: false
+            }
+        }
+    }
+
+    /// The size of each chunk read and of the bound pair's buffer.
+    static let chunkSize = 64 * 1024
+
+    /// Copies the whole body into `output`, which is open; closes it afterwards whatever happened. Blocks while the
+    /// reader waits for bytes or the output for room.
+    static func feed(from reader: any ChunkReader, into output: some ByteSink) -> Outcome {
+        defer { output.close() }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { buffer.deallocate() }
+        guard let base = buffer.baseAddress else { return .finished(bytes: 0) }
+        var total = 0
+        while true {
+            let count: Int
+            do {
+                count = try reader.read(into: buffer)
+            } catch {
+                return .readerFailed(error)
+            }
+            guard count > 0 else { return .finished(bytes: total) }
+            var written = 0
+            while written < count {
+                let bytes = base.advanced(by: written).assumingMemoryBound(to: UInt8.self)
+                let step = output.write(bytes, maxLength: count - written)
+                guard step > 0 else { return .outputClosed }
+                written += step
+            }
+            total += count
+        }
+    }
+
+    /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
+    /// Foundation has no bound pairs (FoundationNetworking). `failed` hears a reader's failure (the send ends with
+    /// it); an output closed by URLSession ends the copy quietly.
+    static func start(
+        _ reader: any ChunkReader,
+        failed: @escaping @Sendable (NetworkError) -> Void
+    ) -> InputStream? {
+        guard let (input, output) = boundPair() else { return nil }
+        output.open()
+        let handOff = HandOff(reader: reader, output: output)
+        let thread = Thread {
+            if case .readerFailed(let error) = feed(from: handOff.reader, into: handOff.output) { failed(error) }
+        }
+        thread.name = "NetworkLayer upload body"
+        thread.start()
+        return input
+    }
+
+    /// A bound stream pair: the one Apple-only call of the upload path. FoundationNetworking has no
+    /// `Stream.getBoundStreams`, and reads a body stream synchronously, so there ``UploadInputStream`` is handed over
+    /// instead (``URLSessionUpload/handsOverThroughBoundStreams``).
+    private static func boundPair() -> (InputStream, OutputStream)? {
+        #if canImport(FoundationNetworking)
+            return nil
+        #else
+            var input: InputStream?
+            var output: OutputStream?
+            Stream.getBoundStreams(withBufferSize: chunkSize, inputStream: &input, outputStream: &output)
+            guard let input, let output else { return nil }
+            return (input, output)
+        #endif
+    }
+
+    /// The reader and the output, handed from the thread that prepares the upload to the feeder's thread.
+    ///
+    /// Why `@unchecked Sendable` is sound: both are created (or made) on the preparing thread and stored in this
+    /// value before the feeder's thread starts; from then on only that thread touches them (URLSession reads the
+    /// pair's other end, a separate object), and `Thread.start()` orders the stores before the thread's first read.
+    private final class HandOff: @unchecked Sendable {
+        let reader: any ChunkReader
+        let output: OutputStream
+
+        init(reader: any ChunkReader, output: OutputStream) {
+            self.reader = reader
+            self.output = output
+        }
+    }
+}
+
+extension OutputStream: UploadStreamFeeder.ByteSink {}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import NetworkLayer
+
+/// An output that takes at most `step` bytes a write, and refuses everything once it holds `refusesAfter` bytes.
+final class TrickleOutput: UploadStreamFeeder.ByteSink {
+    private(set) var received = Data()
+    private(set) var isClosed = false
+    let step: Int
+    let refusesAfter: Int
+
+    init(step: Int, refusesAfter: Int = .max) {
+        self.step = step
+        self.refusesAfter = refusesAfter
+    }
+
+    func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
+        guard received.count < refusesAfter else { return -1 }
+        let count = min(step, length)
+        received.append(buffer, count: count)
+        return count
+    }
+
+    func close() {
+        isClosed = true
+    }
+}
+
+/// A reader of `data` that fails once `failsAfter` bytes were read, and counts its reads.
+final class CountingReader: ChunkReader {
+    let inner: DataChunkReader
+    let failsAfter: Int
+    private(set) var delivered = 0
+    private(set) var reads = 0
+
+    init(_ data: Data, failsAfter: Int = .max) {
+        inner = DataChunkReader(data)
+        self.failsAfter = failsAfter
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
+        reads += 1
+        if delivered >= failsAfter {
+            throw .invalidRequest(.body, reason: "the file shrank while it was sent")
+        }
+        let count = inner.read(into: buffer)
+        delivered += count
+        return count
+    }
+}
+
+@Suite("UploadStreamFeeder: a streamed upload body copied into the stream URLSession reads")
+struct UploadStreamFeederTests {
+    /// 200,003 bytes that differ from each other, more than three chunks.
+    static let body = Data((0..<200_003).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) })
+
+    @Test func everyByteArrivesInOrderAndTheOutputIsClosedAtTheEnd() {
+        let memory = OutputStream(toMemory: ())
+        memory.open()
+        let outcome = UploadStreamFeeder.feed(from: DataChunkReader(Self.body), into: memory)
+        #expect(outcome == .finished(bytes: Self.body.count))
+        #expect(memory.property(forKey: .dataWrittenToMemoryStreamKey) as? Data == Self.body)
+    }
+
+    @Test func partialWritesAreWrittenOnUntilEveryByteIsTaken() {
+        let output = TrickleOutput(step: 4_099)
+        let outcome = UploadStreamFeeder.feed(from: DataChunkReader(Self.body), into: output)
+        #expect(outcome == .finished(bytes: Self.body.count))
+        #expect(output.received == Self.body)
+        #expect(output.isClosed)
+    }
+
+    @Test func aReaderThatFailsEndsTheBodyWithItsErrorAndClosesTheOutput() {
+        let output = TrickleOutput(step: .max)
+        let reader = CountingReader(Self.body, failsAfter: 70_000)
+        let outcome = UploadStreamFeeder.feed(from: reader, into: output)
+        guard case .readerFailed(let error) = outcome else {
+            Issue.record("expected the reader's failure, got \(outcome)")
+            return
+        }
+        #expect(error.description.contains("the file shrank"))
+        #expect(output.received.count == reader.delivered, "what was read before the failure went out")
+        #expect(output.isClosed)
+    }
+
+    @Test func anOutputClosedByTheOtherEndStopsTheCopyWithoutReadingOn() {
+        let output = TrickleOutput(step: 1_000, refusesAfter: 10_000)
+        let reader = CountingReader(Self.body)
+        let outcome = UploadStreamFeeder.feed(from: reader, into: output)
+        #expect(outcome == .outputClosed)
+        #expect(reader.reads == 1, "no chunk is read once the output refuses")
+        #expect(output.received == Self.body.prefix(10_000))
+        #expect(output.isClosed)
+    }
+
+    @Test func linuxHandsTheReaderOverDirectlyAndApplePlatformsThroughABoundPair() {
+        #if canImport(FoundationNetworking)
+            #expect(!URLSessionUpload.handsOverThroughBoundStreams)
+            #expect(UploadStreamFeeder.start(DataChunkReader(Data([1])), failed: { _ in }) == nil)
+        #else
+            #expect(URLSessionUpload.handsOverThroughBoundStreams)
+        #endif
+    }
+}
