@@ -97,16 +97,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return true
     }
 
-    /// What the body stream asks of a data task: on Apple platforms, suspending it while the reader is behind;
-    /// FoundationNetworking's `suspend()` would restart the transfer, so there the stream only bounds how far the
-    /// reader may fall behind.
-    private static func producer(for task: URLSessionTask, canceller: TaskCanceller) -> BodyStream.Producer {
+    /// Whether suspending a data task pauses its transfer: on Apple platforms it does; FoundationNetworking's
+    /// `suspend()` would restart the transfer, so there the stream only bounds how far the reader may fall behind.
+    /// A constant rather than a compile-time branch, so that both producers type-check everywhere.
+    static let suspendingPausesTheTransfer: Bool = {
         #if canImport(FoundationNetworking)
-            BodyStream.Producer(resume: {}, cancel: { canceller.cancel(task) })
+            false
         #else
-            BodyStream.Producer(
-                pause: { task.suspend() }, resume: { task.resume() }, cancel: { canceller.cancel(task) })
+            true
         #endif
+    }()
+
+    /// What the body stream asks of a data task: suspending it while the reader is behind, where that pauses it.
+    /// The stream hands pauses and resumes over in the order it decided them (``ProducerCommands``).
+    private static func producer(for task: URLSessionTask, canceller: TaskCanceller) -> BodyStream.Producer {
+        guard suspendingPausesTheTransfer else {
+            return BodyStream.Producer(resume: {}, cancel: { canceller.cancel(task) })
+        }
+        return BodyStream.Producer(
+            pause: { task.suspend() }, resume: { task.resume() }, cancel: { canceller.cancel(task) })
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -207,16 +216,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
-            // Server trust is the system's evaluation, with the transport's extra authorities when it has some; with
-            // no credential storage (the stateless configuration), a 401 or 407 completes as a response.
-            if !trustedCertificates.isEmpty,
-                challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-                let trust = challenge.protectionSpace.serverTrust,
-                ServerTrust.evaluate(trust, anchors: trustedCertificates)
-            {
-                return completionHandler(.useCredential, URLCredential(trust: trust))
+            // Apple's URLSession asks about server trust and every other method (see ChallengeAnswer). Refusing a
+            // protection space continues without credentials: with none left, the 401 completes as a response.
+            let answer = ChallengeAnswer.to(
+                method: challenge.protectionSpace.authenticationMethod,
+                hasExtraAuthorities: !trustedCertificates.isEmpty)
+            switch answer {
+            case .systemTrust:
+                completionHandler(.performDefaultHandling, nil)
+            case .refuse:
+                completionHandler(.rejectProtectionSpace, nil)
+            case .trustWithExtraAuthorities:
+                guard let trust = challenge.protectionSpace.serverTrust else {
+                    return completionHandler(.performDefaultHandling, nil)
+                }
+                // A chain our authorities do not vouch for gets the system's evaluation, whose failure is the TLS
+                // error the send fails with (.insecureConnection), never a cancellation.
+                ServerTrust.evaluate(trust, anchors: trustedCertificates) { credential in
+                    completionHandler(credential == nil ? .performDefaultHandling : .useCredential, credential)
+                }
             }
-            completionHandler(.performDefaultHandling, nil)
         #endif
     }
 
