@@ -61,4 +61,33 @@ struct DeadlineMonitorTests {
         fixture.monitor.tick()
         #expect(fixture.fired.withLock { $0 }.isEmpty)
     }
+
+    @Test func oneTickIsScheduledForTheEarliestDeadlineNotOneEveryFiftyMilliseconds() {
+        let fixture = Fixture()
+        let start = fixture.now.withLock { $0 }
+        _ = fixture.watch("idle stream", seconds: 60)
+        #expect(fixture.monitor.nextTick == start + 60_000_000_000, "an idle stream's watch wakes nothing before it")
+        _ = fixture.watch("send", seconds: 2)
+        #expect(fixture.monitor.nextTick == start + 2_000_000_000, "an earlier deadline brings the tick forward")
+        _ = fixture.watch("close behind", seconds: 2.031_25)
+        #expect(fixture.monitor.nextTick == start + 2_000_000_000, "a deadline within the resolution shares it")
+        fixture.advance(seconds: 2)
+        #expect(fixture.monitor.tick())
+        #expect(fixture.fired.withLock { $0 } == ["send"])
+        #expect(fixture.monitor.nextTick == start + 2_031_250_000, "the next tick is for the next deadline")
+        fixture.advance(seconds: 0.031_25)
+        fixture.monitor.tick()
+        #expect(fixture.monitor.nextTick == start + 60_000_000_000)
+    }
+
+    @Test func aDeadlineFurtherThanAMinuteIsReachedInStepsOfAMinute() {
+        let fixture = Fixture()
+        let start = fixture.now.withLock { $0 }
+        _ = fixture.watch("upload", seconds: 3600)
+        #expect(fixture.monitor.nextTick == start + 60_000_000_000)
+        fixture.advance(seconds: 60)
+        #expect(fixture.monitor.tick())
+        #expect(fixture.monitor.nextTick == start + 120_000_000_000)
+        #expect(fixture.fired.withLock { $0 }.isEmpty)
+    }
 }
