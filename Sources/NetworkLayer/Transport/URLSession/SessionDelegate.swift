@@ -99,14 +99,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Whether suspending a data task pauses its transfer: on Apple platforms it does; FoundationNetworking's
     /// `suspend()` would restart the transfer, so there the stream only bounds how far the reader may fall behind.
-    /// A constant rather than a compile-time branch, so that both producers type-check everywhere.
-    static let suspendingPausesTheTransfer: Bool = {
-        #if canImport(FoundationNetworking)
-            false
-        #else
-            true
-        #endif
-    }()
+    static let suspendingPausesTheTransfer = URLSessionFlavor.isApples
 
     /// What the body stream asks of a data task: suspending it while the reader is behind, where that pauses it.
     /// The stream hands pauses and resumes over in the order it decided them (``ProducerCommands``).

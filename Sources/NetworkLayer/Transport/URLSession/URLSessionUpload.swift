@@ -50,25 +50,13 @@ final class URLSessionUpload: Sendable {
     /// Whether a streamed body's known length goes out as `Content-Length`: on Apple platforms. FoundationNetworking
     /// gives libcurl no length for a body stream, and libcurl then sends it chunked, next to a `Content-Length` of
     /// ours if there were one: a request that servers refuse. A constant, so that both ways type-check everywhere.
-    static let announcesStreamedLength: Bool = {
-        #if canImport(FoundationNetworking)
-            false
-        #else
-            true
-        #endif
-    }()
+    static let announcesStreamedLength = URLSessionFlavor.isApples
 
     /// Whether a streamed body reaches URLSession through a bound stream pair (Apple platforms: the way Foundation
     /// documents, a stream with the events and scheduling URLSession drives) or as an ``UploadInputStream`` that
     /// blocks in `read` (FoundationNetworking, which reads body streams synchronously and has no bound pairs). A
     /// constant rather than a compile-time branch, so that both ways type-check everywhere.
-    static let handsOverThroughBoundStreams: Bool = {
-        #if canImport(FoundationNetworking)
-            false
-        #else
-            true
-        #endif
-    }()
+    static let handsOverThroughBoundStreams = URLSessionFlavor.isApples
 
     /// A task that sends `request` with the body from its start.
     func makeTask(for request: URLRequest, in session: URLSession) -> URLSessionTask {
