@@ -111,7 +111,6 @@ public struct RetryMiddleware: Middleware {
 
     /// Full jitter: a random wait up to the exponential cap.
     private func backoff(_ attempt: Int) -> TimeInterval {
-        let exponential = baseDelay * pow(2, Double(max(0, attempt - 1)))
-        return random(0...min(maxDelay, exponential))
+        random(0...ExponentialBackoff(base: baseDelay, maximum: maxDelay).delay(beforeAttempt: attempt))
     }
 }

@@ -371,10 +371,13 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         return true
     }
 
+    /// The wait before the next automatic replay after failures in a row: 1 s, doubling, at most 5 minutes.
+    static let replayBackoff = ExponentialBackoff(base: 1, maximum: 300)
+
     private func keepQueued(_ entry: Entry, reason: String) -> Bool {
         state.withLock { state in
             state.failures += 1
-            state.notBefore = Date() + min(300, pow(2, Double(state.failures - 1)))
+            state.notBefore = Date() + Self.replayBackoff.delay(beforeAttempt: state.failures)
         }
         onEvent(.stillQueued(entry, reason: reason))
         return false

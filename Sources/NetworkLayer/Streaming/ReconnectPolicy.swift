@@ -82,7 +82,6 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// milliseconds, if it sent one.
     func delay(beforeAttempt attempt: Int, serverRetry milliseconds: Int?) -> TimeInterval {
         let base = milliseconds.map { Double($0) / 1000 } ?? initialDelay
-        let doubled = base * pow(2, Double(max(0, attempt - 1)))
-        return min(maximumDelay, doubled)
+        return ExponentialBackoff(base: base, maximum: maximumDelay).delay(beforeAttempt: attempt)
     }
 }
