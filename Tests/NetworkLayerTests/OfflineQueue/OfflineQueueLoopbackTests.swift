@@ -145,13 +145,7 @@ extension LoopbackIntegration {
         {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID())")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let answers = Locked(0)
-            let server = try TestHTTPServer { _ in
-                answers.withLock { count in
-                    count += 1
-                    return count
-                } == 1 ? .close : .response(status: 201)
-            }
+            let server = try Self.scriptedServer([.close, .response(status: 201)])
             defer { server.stop() }
             let queue = try OfflineQueue(directory: directory)
             let network = Network(transport: try kind.make(), middleware: [queue])
