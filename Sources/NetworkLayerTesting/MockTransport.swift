@@ -198,21 +198,44 @@ public final class MockTransport: Transport {
         let head = try Self.head(status, headers, for: request)
         let label = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")"
         let stream = BodyStream(label: label)
-        let feeding = Task {
-            var budget = dropAfter ?? .max
-            for chunk in chunks {
-                if interval > 0 { try? await Task.sleep(nanoseconds: interval) }
-                if Task.isCancelled { return }
-                stream.append(chunk.prefix(budget))
-                budget -= min(budget, chunk.count)
-                if budget == 0, dropAfter != nil {
-                    return stream.fail(NetworkError(transportError: URLError(.networkConnectionLost)))
-                }
-            }
-            stream.finish()
+        guard interval > 0 else {
+            // Chunks without a pause are all there before the body is handed over: a reader never waits for a task
+            // of the mock's that a busy cooperative pool has not run yet.
+            Self.feedAtOnce(chunks, dropAfter: dropAfter, to: stream)
+            return (stream.body(expectedLength: nil), head)
         }
+        let feeding = Task { await Self.feed(chunks, dropAfter: dropAfter, to: stream, pausing: interval) }
         stream.attach(.init(resume: {}, cancel: { feeding.cancel() }))
         return (stream.body(expectedLength: nil), head)
+    }
+
+    /// Appends the chunks, each after `interval` nanoseconds, and ends the body, or drops it after `dropAfter` bytes.
+    private static func feed(_ chunks: [Data], dropAfter: Int?, to stream: BodyStream, pausing interval: UInt64) async {
+        var budget = dropAfter ?? .max
+        for chunk in chunks {
+            try? await Task.sleep(nanoseconds: interval)
+            if Task.isCancelled { return }
+            if feed(chunk, budget: &budget, dropping: dropAfter != nil, to: stream) { return }
+        }
+        stream.finish()
+    }
+
+    /// The same without pauses, at once.
+    private static func feedAtOnce(_ chunks: [Data], dropAfter: Int?, to stream: BodyStream) {
+        var budget = dropAfter ?? .max
+        for chunk in chunks {
+            if feed(chunk, budget: &budget, dropping: dropAfter != nil, to: stream) { return }
+        }
+        stream.finish()
+    }
+
+    /// Appends one chunk within the budget; returns whether the body was dropped.
+    private static func feed(_ chunk: Data, budget: inout Int, dropping: Bool, to stream: BodyStream) -> Bool {
+        stream.append(chunk.prefix(budget))
+        budget -= min(budget, chunk.count)
+        guard budget == 0, dropping else { return false }
+        stream.fail(NetworkError(transportError: URLError(.networkConnectionLost)))
+        return true
     }
 
     private func answer(to request: URLRequest) async throws -> MockResponse {
