@@ -32,7 +32,7 @@ extension Network {
     ) async throws(NetworkError) -> Response<T> {
         let request = try makeRequest(for: route)
         let (value, response) = try await value(T.self, for: request, options: route.options)
-        return Response(value: value, httpResponse: try response.httpResponse())
+        return Response(value: value, httpResponse: try response.httpURLResponse())
     }
 
     /// Sends a route whose body you do not need, checking only the status.
@@ -102,7 +102,7 @@ extension Network {
     ) -> Task<Void, Never> {
         complete(route, completion) { request, options async throws(NetworkError) in
             let (value, response) = try await value(T.self, for: request, options: options)
-            return Response(value: value, httpResponse: try response.httpResponse())
+            return Response(value: value, httpResponse: try response.httpURLResponse())
         }
     }
 

@@ -36,7 +36,7 @@ extension Network {
         if Task.isCancelled { throw .cancelled }
         let slot = StreamSlot()
         let (data, received) = try await exchange(request, options: options, streamingInto: slot)
-        let response = try received.httpResponse()
+        let response = try received.httpURLResponse()
         // A middleware that answered by itself left no body in the slot: its data is the body.
         let body = slot.take() ?? ResponseBody(data)
         guard acceptableStatusCodes.contains(response.statusCode) else {

@@ -97,7 +97,7 @@ extension Network {
         let (data, response) = try await UploadWatchdog.run(request, within: deadline, counting: reporter) {
             [body, options = route.options] () throws(NetworkError) in
             let (data, response) = try await network.response(for: request, options: options, uploading: body)
-            return (data, try response.httpResponse())
+            return (data, try response.httpURLResponse())
         }
         reporter.finish()
         return (data, response, request.httpMethod)

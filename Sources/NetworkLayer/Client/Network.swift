@@ -20,6 +20,8 @@ public struct Network: Sendable {
     public var transport: any Transport {
         didSet { attachMiddleware() }
     }
+    /// The middleware and the transport as one chain, made again when either changes.
+    private var chain: MiddlewareChain
     /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
     public var decoder: ResponseDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
@@ -77,6 +79,7 @@ public struct Network: Sendable {
         self.decoder = decoder
         self.acceptableStatusCodes = acceptableStatusCodes
         self.timeout = timeout
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
         attachMiddleware()
     }
 
@@ -90,11 +93,13 @@ public struct Network: Sendable {
         acceptableStatusCodes = network.acceptableStatusCodes
         timeout = network.timeout
         idleTimeout = network.idleTimeout
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
     }
 
     /// Tells each middleware that sends later (``OfflineQueue``) that it serves this network, so that it sends
     /// through the same transport and middleware.
-    private func attachMiddleware() {
+    private mutating func attachMiddleware() {
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
         for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
     }
 
@@ -157,11 +162,11 @@ extension Network {
         for request: URLRequest,
         options: RequestOptions,
         uploading upload: UploadBody? = nil
-    ) async throws(NetworkError) -> (Data, ReceivedResponse) {
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
         if Task.isCancelled { throw .cancelled }
         let (data, response) = try await exchange(request, options: options, uploading: upload)
         guard acceptableStatusCodes.contains(response.statusCode) else {
-            let headers = HeaderFields(try response.httpResponse().headerFields)
+            let headers = HeaderFields(try response.httpURLResponse().headerFields)
             throw .unacceptableStatus(response.statusCode, headers: headers, body: data)
         }
         return (data, response)
@@ -172,43 +177,22 @@ extension Network {
     func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
         let (data, response) = try await exchange(request, options: RequestOptions(), isReplay: true)
-        return (data, try response.httpResponse())
+        return (data, try response.httpURLResponse())
     }
 
-    /// Sends through the middleware, if any, and the transport; a streamed body goes into `slot`. Without middleware,
-    /// a plain send's response comes as the transport received it, built only if asked for.
+    /// Sends through the middleware and the transport (``MiddlewareChain``, with or without middleware); a streamed
+    /// body goes into `slot`.
     func exchange(
         _ request: URLRequest,
         options: RequestOptions,
         isReplay: Bool = false,
         streamingInto slot: StreamSlot? = nil,
         uploading upload: UploadBody? = nil
-    ) async throws(NetworkError) -> (Data, ReceivedResponse) {
-        if !middleware.isEmpty {
-            let chain = MiddlewareChain(middleware: middleware, transport: transport, environment: environment)
-            let (data, response) = try await chain.send(
-                request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot,
-                uploading: upload)
-            return (data, ReceivedResponse(response))
-        }
-        let request = try RequestRules.check(request)
-        let transport = transport
-        let exchange: @Sendable () async throws -> (Data, ReceivedResponse) = {
-            if let upload {
-                let (data, response) = try await transport.upload(alreadyChecked: request, from: upload)
-                return (data, ReceivedResponse(response))
-            }
-            guard let slot else { return try await transport.receive(alreadyChecked: request) }
-            let (body, response) = try await transport.stream(alreadyChecked: request)
-            slot.put(body)
-            return (Data(), ReceivedResponse(response))
-        }
-        do {
-            if transport is any BuiltInTransport { return try await exchange() }
-            return try await Self.race(request, within: timeout, exchange)
-        } catch {
-            throw NetworkError(transportError: error)
-        }
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
+        var chain = chain
+        chain.environment = environment
+        return try await chain.send(
+            request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot, uploading: upload)
     }
 
     /// Sends a built request and decodes the body as `T`.
@@ -216,7 +200,7 @@ extension Network {
         _ type: T.Type,
         for request: URLRequest,
         options: RequestOptions
-    ) async throws(NetworkError) -> (T, ReceivedResponse) {
+    ) async throws(NetworkError) -> (T, ResponseHead) {
         let (data, response) = try await response(for: request, options: options)
         let value = try decode(type, from: data, statusCode: response.statusCode, method: request.httpMethod)
         return (value, response)

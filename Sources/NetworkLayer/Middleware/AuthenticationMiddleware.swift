@@ -29,7 +29,7 @@ public import Foundation
 ///   ``RefreshFailure``, once; the next 401 after that may try again.
 /// - A route opts out with ``RequestOptions/authenticates`` `= false` (the refresh endpoint itself, public
 ///   endpoints), and a route that sets the header itself is left alone.
-public struct AuthenticationMiddleware: Middleware {
+public struct AuthenticationMiddleware: ResponseHeadMiddleware {
     /// The header the token goes in. Defaults to `Authorization`.
     public let headerName: String
     /// The word before the token, such as `Bearer`; `nil` sends the token alone.
@@ -75,9 +75,9 @@ public struct AuthenticationMiddleware: Middleware {
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
-        guard context.options.authenticates, request.value(forHTTPHeaderField: headerName) == nil,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
+        guard context.options.authenticates, !request.hasHeaderField(headerName),
             scope.includes(request.url, in: context.environment)
         else {
             return try await next(request, context)
@@ -97,7 +97,7 @@ public struct AuthenticationMiddleware: Middleware {
     private func authorized(_ request: URLRequest, with token: String?) -> URLRequest {
         guard let token else { return request }
         var request = request
-        request.setValue(scheme.map { "\($0) \(token)" } ?? token, forHTTPHeaderField: headerName)
+        request.setHeaderFields(CollectionOfOne((key: headerName, value: scheme.map { "\($0) \(token)" } ?? token)))
         return request
     }
 }

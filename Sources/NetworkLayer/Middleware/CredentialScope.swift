@@ -15,9 +15,19 @@ import Foundation
 /// its API, name the API's hosts with ``hosts(_:)``.
 public struct CredentialScope: Sendable {
     private enum Rule: Sendable {
-        case firstOrigin(Locked<[APIEnvironment: String]>)
+        case firstOrigin(Locked<[FixedOrigin]>)
         case hosts(Set<String>)
         case anyHost
+    }
+
+    /// The origin a ``firstOrigin`` scope fixed in one environment (an app has one or a few, so they are kept in a
+    /// list: hashing an environment's URL maps on every request cost more than the rest of the check), with the
+    /// URL prefixes (`scheme://authority`, as written) already found to have it, at most four, so that a request to
+    /// a known prefix is decided without parsing its URL.
+    private struct FixedOrigin {
+        let environment: APIEnvironment
+        let origin: String
+        var prefixes: [String] = []
     }
 
     private let rule: Rule
@@ -30,7 +40,7 @@ public struct CredentialScope: Sendable {
     /// Each middleware made with it keeps its own, one per ``APIEnvironment``, so a copy of the network with
     /// another environment (``Network/withEnvironment(_:)``) sends the credential to that environment's API.
     public static var firstOrigin: CredentialScope {
-        CredentialScope(.firstOrigin(Locked([:])))
+        CredentialScope(.firstOrigin(Locked([])))
     }
 
     /// Requests to these hosts, on any scheme and port; names compare without regard to case.
@@ -51,11 +61,37 @@ public struct CredentialScope: Sendable {
             return url?.host.map { hosts.contains($0.lowercased()) } ?? false
         case .firstOrigin(let first):
             guard let url else { return false }
+            let text = url.absoluteString
+            let prefix = Self.authorityPrefix(of: text)
+            let known = first.withLock { first in
+                first.first { $0.environment == environment }?.prefixes.contains { $0 == prefix } ?? false
+            }
+            if known { return true }
             let origin = RedirectChain.origin(of: url)
             return first.withLock { first in
-                if first[environment] == nil { first[environment] = origin }
-                return first[environment] == origin
+                guard let index = first.firstIndex(where: { $0.environment == environment }) else {
+                    first.append(FixedOrigin(environment: environment, origin: origin, prefixes: [String(prefix)]))
+                    return true
+                }
+                guard first[index].origin == origin else { return false }
+                if first[index].prefixes.count < 4 { first[index].prefixes.append(String(prefix)) }
+                return true
             }
         }
+    }
+
+    /// `scheme://authority` of a URL's text, as written: everything before the path, query or fragment. Two URLs
+    /// whose texts begin with the same one have the same origin.
+    static func authorityPrefix(of text: String) -> Substring {
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return text[...] }
+        var start = bytes.index(after: colon)
+        for _ in 0..<2 where start != bytes.endIndex && bytes[start] == UInt8(ascii: "/") {
+            start = bytes.index(after: start)
+        }
+        let end =
+            bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.endIndex
+        return text[..<end]
     }
 }

@@ -18,11 +18,13 @@ public import Foundation
 /// A secret header (`Authorization`, `Cookie`, or a name with token, key, secret or password in it, such as
 /// `X-API-Key`) goes only to the requests its ``CredentialScope`` includes: by default the origin of the first
 /// request, so an API key never reaches a CDN or a presigned storage URL. The other fields go to every request.
-public struct DefaultHeadersMiddleware: Middleware {
+public struct DefaultHeadersMiddleware: ResponseHeadMiddleware {
     /// The fields added to every request that does not set them.
     public let headers: [String: String]
     private let scope: CredentialScope
     private let hasSecrets: Bool
+    /// Why the fields may not be sent, found once: they never change.
+    private let invalid: NetworkError?
 
     /// Creates a middleware that adds `headers` to every request, and its secret ones only within `scope`.
     ///
@@ -34,22 +36,29 @@ public struct DefaultHeadersMiddleware: Middleware {
         self.headers = headers
         self.scope = scope
         hasSecrets = headers.keys.contains(where: Redaction.isSecret)
+        // Foundation drops a value with a line break when it is set: the fields are checked while they are intact.
+        do throws(NetworkError) {
+            try RequestRules.validate(headers)
+            invalid = nil
+        } catch {
+            invalid = error
+        }
     }
 
     /// Adds the fields the request lacks, then sends it on.
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
-        // Foundation drops a value with a line break when it is set: check the fields while they are intact.
-        try RequestRules.validate(headers)
-        var request = request
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
+        if let invalid { throw invalid }
         let addsSecrets = !hasSecrets || scope.includes(request.url, in: context.environment)
-        for (name, value) in headers where request.value(forHTTPHeaderField: name) == nil {
-            if !addsSecrets && Redaction.isSecret(name) { continue }
-            request.setValue(value, forHTTPHeaderField: name)
+        let missing = headers.lazy.filter { name, _ in
+            (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name)
         }
+        guard !missing.isEmpty else { return try await next(request, context) }
+        var request = request
+        request.setHeaderFields(missing)
         return try await next(request, context)
     }
 }

@@ -16,7 +16,7 @@ public import Foundation
 /// header whose name contains `token`, `key`, `secret` or `password` (such as `X-API-Key`), and of query items
 /// with such names; bodies; and the text of errors, which may quote a URL. Other query values stay visible.
 /// ``curlCommand(for:includingBody:)`` renders a request the same way.
-public struct LoggingMiddleware: Middleware {
+public struct LoggingMiddleware: ResponseHeadMiddleware {
     /// Whether each line also lists the request's header fields (redacted).
     public let logsHeaders: Bool
     private let sink: @Sendable (String) -> Void
@@ -35,8 +35,8 @@ public struct LoggingMiddleware: Middleware {
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
         let start = DispatchTime.now().uptimeNanoseconds
         let head = describe(request, attempt: context.attempt) + Self.uploadNote(context.upload)
         do {

@@ -45,6 +45,65 @@ public protocol Middleware: Sendable {
     ) async throws -> (Data, HTTPURLResponse)
 }
 
+/// A ``Middleware`` whose `next` hands back the response as the transport received it, a ``ResponseHead``: the shape
+/// for a middleware that adapts requests and reads no more of a response than its status and a few header fields,
+/// which then costs what its own code costs.
+///
+/// ```swift
+/// struct RequestIDMiddleware: ResponseHeadMiddleware {
+///     func intercept(
+///         _ request: URLRequest,
+///         context: RequestContext,
+///         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+///     ) async throws -> (Data, ResponseHead) {
+///         var request = request
+///         request.setValue(context.requestID.uuidString, forHTTPHeaderField: "X-Request-ID")
+///         return try await next(request, context)
+///     }
+/// }
+/// ```
+///
+/// A ``Network`` whose middleware are all of this shape, over a transport of this package, runs them in the
+/// caller's task, with no task of its own and no `HTTPURLResponse` built unless one of them (or the caller, through
+/// ``Response``) asks for it; the built-in middleware (``DefaultHeadersMiddleware``, ``AuthenticationMiddleware``,
+/// ``RetryMiddleware``, ``LoggingMiddleware``, ``StatusHookMiddleware``) are. Such a middleware must end when its task
+/// is cancelled, as every `Task.sleep` and URLSession call does: the overall deadline (``Network/timeout``) stops the
+/// transport, and the send fails with it when the middleware returns. A ``Middleware`` of the plain shape runs the
+/// chain in a task raced against the deadline, so that even one that ignores cancellation cannot hold its caller.
+///
+/// Every middleware of this shape is a ``Middleware`` too: called through the plain shape, it gets a head made from
+/// the `HTTPURLResponse` and returns the one it was given.
+public protocol ResponseHeadMiddleware: Middleware {
+    /// Handles one request: usually adapts it, calls `next`, and returns (or inspects) what `next` returned.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the middleware before this one left it.
+    ///   - context: The route's options, the attempt number and the time left before the overall deadline.
+    ///   - next: Sends the request on through the rest of the chain and the transport.
+    func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead)
+}
+
+extension ResponseHeadMiddleware {
+    /// Runs the middleware with a `next` of the plain shape: the response it returns goes in as a ``ResponseHead``
+    /// and comes back out as an `HTTPURLResponse`.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+    ) async throws -> (Data, HTTPURLResponse) {
+        let (data, head): (Data, ResponseHead) = try await intercept(request, context: context) {
+            (request: URLRequest, context: RequestContext) async throws -> (Data, ResponseHead) in
+            let (data, response) = try await next(request, context)
+            return (data, ResponseHead(response))
+        }
+        return (data, try head.httpURLResponse())
+    }
+}
+
 /// A middleware that sends requests later, outside any caller's send (``OfflineQueue``'s replays): a ``Network`` made
 /// with it tells it so, and it sends through that network, less itself.
 protocol NetworkAttachedMiddleware: Middleware, AnyObject {

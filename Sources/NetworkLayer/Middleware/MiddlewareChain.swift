@@ -5,14 +5,44 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Runs a request through a network's middleware, in order, and then its transport.
+/// Runs a request through a network's middleware, in order, and then its transport: the one path from a built request
+/// to the transport, with or without middleware.
 struct MiddlewareChain: Sendable {
-    let middleware: [any Middleware]
+    /// A middleware, sorted once by the shape it takes its response in.
+    private enum Link: Sendable {
+        case head(any ResponseHeadMiddleware)
+        case plain(any Middleware)
+
+        var member: any Middleware {
+            switch self {
+            case .head(let head): head
+            case .plain(let plain): plain
+            }
+        }
+    }
+
+    private let links: [Link]
     let transport: any Transport
+    /// Whether the chain runs in the caller's task: when the transport ends itself at the deadline (a transport of
+    /// this package) and every middleware is a ``ResponseHeadMiddleware``, which ends with its task. Otherwise the
+    /// chain runs in a task raced against the deadline (`Network.race`), so that a transport or a middleware that
+    /// ignores cancellation cannot hold the caller past it.
+    let runsInCallersTask: Bool
     /// The clock each ``RequestContext`` measures the time left on: the system's, or a test's.
     var clock: UptimeClock = .system
     /// Where the network sends ``Endpoint`` routes, for ``RequestContext/environment``.
     var environment = APIEnvironment.asDeclared
+
+    /// A chain of `middleware`, in order, ending in `transport`; made once for each middleware list and transport.
+    init(middleware: [any Middleware], transport: any Transport) {
+        links = middleware.map { member in
+            if let head = member as? any ResponseHeadMiddleware { return .head(head) }
+            return .plain(member)
+        }
+        self.transport = transport
+        runsInCallersTask =
+            transport is any BuiltInTransport && links.allSatisfy { if case .head = $0 { true } else { false } }
+    }
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
     func send(
@@ -22,13 +52,14 @@ struct MiddlewareChain: Sendable {
         isReplay: Bool = false,
         streamingInto slot: StreamSlot? = nil,
         uploading upload: UploadBody? = nil
-    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
         var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
         if !isReplay { start.routeRequest = request }
         start.streamSlot = slot
         start.upload = upload
         start.environment = environment
         let context = start
+        if runsInCallersTask { return try await send(request, context: context, from: 0) }
         do {
             return try await Network.race(request, within: seconds) {
                 try await send(request, context: context, from: 0)
@@ -41,17 +72,27 @@ struct MiddlewareChain: Sendable {
     /// Hands the request to the middleware at `index`, or to the transport after the last one.
     ///
     /// What a middleware throws reaches the caller as a `NetworkError`: its own kind unchanged, cancellation as
-    /// `.cancelled`, and anything else as `.middleware`, naming the middleware that threw it.
+    /// `.cancelled`, and anything else as `.middleware`, naming the middleware that threw it. A
+    /// ``ResponseHeadMiddleware`` gets the response as the transport received it; any other gets it built.
     private func send(
         _ request: URLRequest,
         context: RequestContext,
         from index: Int
-    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
-        guard index < middleware.count else { return try await sendThroughTransport(request, context: context) }
-        let current = middleware[index]
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
+        guard index < links.count else { return try await sendThroughTransport(request, context: context) }
         do {
-            return try await current.intercept(request, context: context) { request, context in
-                try await send(request, context: context, from: index + 1)
+            switch links[index] {
+            case .head(let head):
+                return try await head.intercept(request, context: context) {
+                    (request: URLRequest, context: RequestContext) async throws -> (Data, ResponseHead) in
+                    try await send(request, context: context, from: index + 1)
+                }
+            case .plain(let plain):
+                let (data, response) = try await plain.intercept(request, context: context) { request, context in
+                    let (data, head) = try await send(request, context: context, from: index + 1)
+                    return (data, try head.httpURLResponse())
+                }
+                return (data, ResponseHead(response))
             }
         } catch let error as NetworkError {
             throw error
@@ -60,28 +101,55 @@ struct MiddlewareChain: Sendable {
         } catch let error as URLError where error.code == .cancelled {
             throw .cancelled
         } catch {
-            throw .middleware(String(describing: type(of: current)), underlyingError: error)
+            throw .middleware(String(describing: type(of: links[index].member)), underlyingError: error)
         }
     }
 
-    /// The end of the chain: checks the request as the middleware left it (``RequestRules``), then sends it with the
-    /// time that is left.
+    /// The end of the chain: checks the request as the middleware left it (``RequestRules``), gives it the time that
+    /// is left, and hands it to the transport the one way its kind of send goes.
     private func sendThroughTransport(
         _ request: URLRequest,
         context: RequestContext
-    ) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
         var request = try RequestRules.check(request)
         let remaining = context.timeRemaining
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
-        request.timeoutInterval = remaining
+        // Changing a shared URLRequest copies it on Linux: a deadline within a millisecond of the time left (a send
+        // without middleware, whose request was built with the network's timeout a moment ago) is left as it is.
+        if abs(request.timeoutInterval - remaining) > 0.001 { request.timeoutInterval = remaining }
         do {
-            if let upload = context.upload { return try await transport.upload(alreadyChecked: request, from: upload) }
-            guard let slot = context.streamSlot else { return try await transport.send(alreadyChecked: request) }
-            let (body, response) = try await transport.stream(alreadyChecked: request)
-            slot.put(body)
-            return (Data(), response)
+            return try await transport.exchange(checked: request, uploading: context.upload, into: context.streamSlot)
         } catch {
             throw NetworkError(transportError: error)
         }
+    }
+}
+
+extension Transport {
+    /// Sends a request that ``RequestRules/check(_:)`` returned the way its kind of send goes: an upload with its
+    /// body, a stream into `slot`, or a plain send, on a transport of this package without a second check and with
+    /// the response as it arrived.
+    fileprivate func exchange(
+        checked request: URLRequest,
+        uploading upload: UploadBody?,
+        into slot: StreamSlot?
+    ) async throws -> (Data, ResponseHead) {
+        let builtIn = self as? any BuiltInTransport
+        if let upload {
+            let (data, response) =
+                if let builtIn { try await builtIn.upload(checked: request, from: upload) } else {
+                    try await self.upload(request, from: upload)
+                }
+            return (data, ResponseHead(response))
+        }
+        if let slot {
+            let (body, response) =
+                if let builtIn { try await builtIn.stream(checked: request) } else { try await stream(request) }
+            slot.put(body)
+            return (Data(), ResponseHead(response))
+        }
+        if let builtIn { return try await builtIn.receive(checked: request) }
+        let (data, response) = try await send(request)
+        return (data, ResponseHead(response))
     }
 }

@@ -68,7 +68,7 @@ public struct RequestContext: Sendable {
     init(options: RequestOptions, attempt: Int, timeRemaining: Double, clock: UptimeClock) {
         self.options = options
         self.attempt = attempt
-        self.requestID = UUID()
+        self.requestID = RequestIdentity.next()
         self.clock = clock
         self.deadline = clock.deadline(in: timeRemaining)
     }
@@ -77,5 +77,27 @@ public struct RequestContext: Sendable {
     /// refresh) must not wait longer.
     public var timeRemaining: Double {
         clock.secondsRemaining(until: deadline)
+    }
+}
+
+/// Identities of logical requests: a random UUID made once per process with a count folded into its last eight
+/// bytes, so that each is unique (random across processes and devices, counted within one) without asking the system
+/// for 16 random bytes on every send.
+enum RequestIdentity {
+    private static let base = UUID().uuid
+    private static let count = Locked<UInt64>(0)
+
+    /// The next identity: never one handed out before in this process.
+    static func next() -> UUID {
+        let number = count.withLock { count in
+            count &+= 1
+            return count
+        }
+        var uuid = base
+        withUnsafeMutableBytes(of: &uuid) { bytes in
+            // Bytes 8 to 15; the variant bits at the top of byte 8 stay as they are below 2^62 requests.
+            for index in 0..<8 { bytes[15 - index] ^= UInt8(truncatingIfNeeded: number >> (8 * UInt64(index))) }
+        }
+        return UUID(uuid: uuid)
     }
 }

@@ -20,7 +20,7 @@ public import Foundation
 ///   `maxDelay`, or for longer than the send's deadline allows, the response is returned at once instead.
 /// - Cancelling the task ends a wait at once with ``NetworkError/cancelled``; the whole send, every attempt and wait
 ///   included, stays within ``Network/timeout``.
-public struct RetryMiddleware: Middleware {
+public struct RetryMiddleware: ResponseHeadMiddleware {
     /// The most attempts per send, the first included.
     public let maxAttempts: Int
     /// The backoff before the second attempt, in seconds; it doubles with each attempt.
@@ -71,11 +71,11 @@ public struct RetryMiddleware: Middleware {
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
         var context = context
         while true {
-            let outcome: Result<(Data, HTTPURLResponse), any Error>
+            let outcome: Result<(Data, ResponseHead), any Error>
             do {
                 outcome = .success(try await next(request, context))
             } catch {
@@ -92,7 +92,7 @@ public struct RetryMiddleware: Middleware {
     }
 
     /// How long to wait before the next attempt, or `nil` if the outcome is final.
-    func delay(after outcome: Result<(Data, HTTPURLResponse), any Error>, attempt: Int) -> TimeInterval? {
+    func delay(after outcome: Result<(Data, ResponseHead), any Error>, attempt: Int) -> TimeInterval? {
         switch outcome {
         case .success(let (_, response)):
             guard Self.retryableStatuses.contains(response.statusCode) else { return nil }

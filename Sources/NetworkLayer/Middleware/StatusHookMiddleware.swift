@@ -17,7 +17,7 @@ public import Foundation
 /// The action runs before the caller gets the response (or the error ``Network`` makes of its status), once per
 /// response that comes back through this point of the chain: put the hook first in the list to see only what the
 /// caller gets, after ``RetryMiddleware`` or ``AuthenticationMiddleware`` to see every attempt.
-public struct StatusHookMiddleware: Middleware {
+public struct StatusHookMiddleware: ResponseHeadMiddleware {
     /// The statuses that run the action.
     public let statuses: Set<Int>
     private let action: @Sendable (HTTPURLResponse) async -> Void
@@ -32,10 +32,10 @@ public struct StatusHookMiddleware: Middleware {
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-    ) async throws -> (Data, HTTPURLResponse) {
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
         let (data, response) = try await next(request, context)
-        if statuses.contains(response.statusCode) { await action(response) }
+        if statuses.contains(response.statusCode) { await action(try response.httpURLResponse()) }
         return (data, response)
     }
 }

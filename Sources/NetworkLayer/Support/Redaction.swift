@@ -31,6 +31,7 @@ enum Redaction {
     /// The URL as text with the values of secret query items masked, and without a fragment.
     static func url(_ url: URL) -> String {
         let text = url.absoluteString
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return text }
         let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let pieces = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         guard pieces.count == 2 else { return String(withoutFragment) }

@@ -16,8 +16,8 @@ package protocol BuiltInTransport: Transport {
     func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse)
 
     /// Sends a request that ``RequestRules/check(_:)`` returned, with the response as it arrived: ``CurlTransport``
-    /// leaves its `HTTPURLResponse` to be built only if asked for (see ``ReceivedResponse``).
-    func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse)
+    /// leaves its `HTTPURLResponse` to be built only if asked for (see ``ResponseHead``).
+    func receive(checked request: URLRequest) async throws -> (Data, ResponseHead)
 
     /// Streams a request that ``RequestRules/check(_:)`` returned: returns at the head; the deadline covers only
     /// the time until then.
@@ -29,9 +29,9 @@ package protocol BuiltInTransport: Transport {
 
 extension BuiltInTransport {
     /// Sends with ``send(checked:)``, for a transport of this package that builds its responses as it receives them.
-    package func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse) {
+    package func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
         let (data, response) = try await send(checked: request)
-        return (data, ReceivedResponse(response))
+        return (data, ResponseHead(response))
     }
 
     /// Sends the request whole and hands over the complete body, for a transport of this package that cannot
@@ -45,36 +45,5 @@ extension BuiltInTransport {
     /// body yet.
     package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
         try await send(checked: body.inMemory(request))
-    }
-}
-
-extension Transport {
-    /// Sends a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of this
-    /// package, with the response as it arrived.
-    func receive(alreadyChecked request: URLRequest) async throws -> (Data, ReceivedResponse) {
-        if let builtIn = self as? any BuiltInTransport { return try await builtIn.receive(checked: request) }
-        let (data, response) = try await send(request)
-        return (data, ReceivedResponse(response))
-    }
-
-    /// Sends a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of this
-    /// package.
-    func send(alreadyChecked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        if let builtIn = self as? any BuiltInTransport { return try await builtIn.send(checked: request) }
-        return try await send(request)
-    }
-
-    /// Streams a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of
-    /// this package.
-    func stream(alreadyChecked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
-        if let builtIn = self as? any BuiltInTransport { return try await builtIn.stream(checked: request) }
-        return try await stream(request)
-    }
-
-    /// Uploads a request that ``RequestRules/check(_:)`` returned, without a second check on the transports of
-    /// this package.
-    func upload(alreadyChecked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
-        if let builtIn = self as? any BuiltInTransport { return try await builtIn.upload(checked: request, from: body) }
-        return try await upload(request, from: body)
     }
 }

@@ -102,8 +102,8 @@ struct RedirectChain {
 
     /// Scheme, host and effective port: what must stay the same for credentials to follow a redirect.
     static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
+        let scheme = url.scheme?.lowercasedASCII ?? ""
         let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+        return scheme + "://" + (url.host?.lowercasedASCII ?? "") + ":" + String(port)
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
 ///
 /// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
-/// still in parts (``CurlTransport``, see ``ReceivedResponse``).
+/// still in parts (``CurlTransport``, see ``ResponseHead``).
 struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
     typealias Continuation = CheckedContinuation<Reply, any Error>
     typealias Outcome = Result<Reply, any Error>

@@ -26,7 +26,7 @@ struct ExponentialBackoffTests {
         let reconnect = ReconnectPolicy(maximumAttempts: 5, initialDelay: 1, maximumDelay: 300)
         for attempt in 1...12 {
             let replay = OfflineQueue.replayBackoff.delay(beforeAttempt: attempt)
-            let failure = Result<(Data, HTTPURLResponse), any Error>.failure(
+            let failure = Result<(Data, ResponseHead), any Error>.failure(
                 NetworkError.transport(.timedOut, underlyingError: URLError(.timedOut)))
             #expect(retry.delay(after: failure, attempt: attempt) == replay)
             #expect(reconnect.delay(beforeAttempt: attempt, serverRetry: nil) == replay)

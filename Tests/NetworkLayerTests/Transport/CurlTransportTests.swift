@@ -103,6 +103,33 @@
             #expect(server.acceptedConnections == 1)
         }
 
+        @Test func theAppPathsMiddlewareAddTheirHeadersAndNoResponseIsBuiltForThem() async throws {
+            let server = try TestHTTPServer { _ in .json(aliceJSON) }
+            defer { server.stop() }
+            let built = Locked<[Bool]>([])
+            let probe = ResponseHeadMiddlewareTests.Probe(tasks: Locked([]), built: built)
+            let network = Network(
+                transport: try CurlTransport(),
+                middleware: [
+                    DefaultHeadersMiddleware(["X-API-Key": "k-1"]),
+                    AuthenticationMiddleware(token: { "t-1" }, refresh: {}),
+                    probe,
+                ])
+            let url = server.baseURL.appendingPathComponent("users/1").absoluteString
+            let user: User = try await network.send(TestRoute(url))
+            #expect(user == alice)
+            #expect(built.withLock { $0 } == [false], "the response reached the middleware as parts, never built")
+            let response: Response<User> = try await network.send(TestRoute(url))
+            #expect(response.httpResponse.value(forHTTPHeaderField: "Content-Type") == "application/json")
+            let arrived = server.requests
+            try #require(arrived.count == 2)
+            for request in arrived {
+                #expect(request.header("X-API-Key") == "k-1")
+                #expect(request.header("Authorization") == "Bearer t-1")
+                #expect(request.header("X-Probe") == "1")
+            }
+        }
+
         @Test func sendsOneAfterAnotherLeaveFromTheirCallersOnOneKeptAliveConnection() async throws {
             let server = try TestHTTPServer { _ in .json(aliceJSON) }
             defer { server.stop() }

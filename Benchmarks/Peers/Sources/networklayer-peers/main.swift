@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N]
+//       [--warm-up-rounds N] [--profile SIDE [--requests N]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -31,8 +31,13 @@ import NetworkLayer
 // it over TLS, HTTP/1.1 otherwise.
 //
 // BASE serves GET BASE/small, the benchmark's 216-byte JSON object (`networklayer-bench --write-fixtures DIR`
-// writes it for a static server such as nginx). Every side decodes the same `Profile`; our sides go the way a user's
-// code goes: route → URLRequest → Network.send (no middleware) → decoded value.
+// writes it for a static server such as nginx). Every side decodes the same `Profile` and sends the same two headers
+// an app sends (an API key and a bearer token); our sides go the way a user's code goes: route → URLRequest →
+// Network.send → decoded value, on three paths over one transport:
+//   bare: no middleware, the route sets the two headers (as the AHC sides set them by hand);
+//   app path: DefaultHeadersMiddleware (the key) and AuthenticationMiddleware (the token) set them;
+//   full stack: the app path, RetryMiddleware (never needed), LoggingMiddleware into a sink that discards, and
+//   StatusHookMiddleware.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(of flag: String) -> String? {
@@ -51,8 +56,33 @@ struct Profile: Codable, Sendable {
     var bio: String
 }
 
+/// The route every NetworkLayer side sends. The bare sides set the app's two headers in the route itself, as the AHC
+/// sides set them on each request by hand; the app-path and full-stack sides leave them to middleware.
 struct SmallRoute: URLRequestProtocol {
     let url: URL
+    var headers: [String: String]? = nil
+}
+
+/// The two headers every app sends: an API key and a bearer token.
+let apiKey = "k-0123456789abcdef"
+let token = "t-0123456789abcdef0123456789abcdef"
+let appHeaders = ["X-API-Key": apiKey, "Authorization": "Bearer \(token)"]
+
+/// The app path's middleware: the API key and the bearer token.
+func appPath() -> [any Middleware] {
+    [
+        DefaultHeadersMiddleware(["X-API-Key": apiKey]),
+        AuthenticationMiddleware(token: { token }, refresh: {}),
+    ]
+}
+
+/// A typical full stack: the app path, a retry that is never needed, logging into a sink that discards, a status hook.
+func fullStack() -> [any Middleware] {
+    appPath() + [
+        RetryMiddleware(),
+        LoggingMiddleware(sink: { _ in }),
+        StatusHookMiddleware(statuses: [401, 403]) { _ in },
+    ]
 }
 
 struct PeerError: Error, CustomStringConvertible {
@@ -178,7 +208,8 @@ func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     let url = small.absoluteString
     let side = Side(name: name) {
-        let request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in appHeaders { request.headers.add(name: name, value: value) }
         let response = try await client.execute(request, timeout: .seconds(30))
         guard response.status == .ok else { throw PeerError(description: "\(name): \(response.status)") }
         let body = try await response.body.collect(upTo: 1 << 20)
@@ -193,7 +224,9 @@ var slowSides: [Side] = []
 if authority == nil && !arguments.contains("--without-urlsession") {
     slowSides.append(
         Side(name: "URLSession") {
-            let (data, response) = try await session.data(from: small)
+            var request = URLRequest(url: small)
+            for (name, value) in appHeaders { request.setValue(value, forHTTPHeaderField: name) }
+            let (data, response) = try await session.data(for: request)
             guard (response as? HTTPURLResponse)?.statusCode == 200 else {
                 throw PeerError(description: "URLSession")
             }
@@ -202,21 +235,34 @@ if authority == nil && !arguments.contains("--without-urlsession") {
     let urlSessionNetwork = Network(transport: URLSessionTransport())
     slowSides.append(
         Side(name: "URLSessionTransport") {
-            let _: Profile = try await urlSessionNetwork.send(SmallRoute(url: small))
+            let _: Profile = try await urlSessionNetwork.send(SmallRoute(url: small, headers: appHeaders))
         })
 }
 var sides: [Side] = []
 #if os(Linux)
-    let curl = Network(transport: try CurlTransport(additionalTrustedCertificates: authority))
+    // The bare, app-path and full-stack sides share one transport: they differ only in what runs before it.
+    let curlTransport = try CurlTransport(additionalTrustedCertificates: authority)
+    let bare = Network(transport: curlTransport)
+    let bareRoute = SmallRoute(url: small, headers: appHeaders)
     sides.append(
-        Side(name: "CurlTransport") {
-            let _: Profile = try await curl.send(SmallRoute(url: small))
+        Side(name: "Curl bare") {
+            let _: Profile = try await bare.send(bareRoute)
         })
     let curl64 = Network(
         transport: try CurlTransport(maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority))
     sides.append(
-        Side(name: "CurlTransport, 64/host") {
-            let _: Profile = try await curl64.send(SmallRoute(url: small))
+        Side(name: "Curl bare, 64/host") {
+            let _: Profile = try await curl64.send(bareRoute)
+        })
+    let app = Network(transport: curlTransport, middleware: appPath())
+    sides.append(
+        Side(name: "Curl app path") {
+            let _: Profile = try await app.send(SmallRoute(url: small))
+        })
+    let full = Network(transport: curlTransport, middleware: fullStack())
+    sides.append(
+        Side(name: "Curl full stack") {
+            let _: Profile = try await full.send(SmallRoute(url: small))
         })
     if arguments.contains("--one-thread") {
         let oneThread = Network(
@@ -224,7 +270,7 @@ var sides: [Side] = []
                 maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority, threadCount: 1))
         sides.append(
             Side(name: "Curl, 1 thread, 64/host") {
-                let _: Profile = try await oneThread.send(SmallRoute(url: small))
+                let _: Profile = try await oneThread.send(bareRoute)
             })
     }
 #endif
@@ -238,6 +284,18 @@ print(
 #if os(Linux)
     print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
 #endif
+// --profile SIDE [--requests N]: only that side, N requests (20,000 by default) one after another, for a profiler.
+if let profiled = value(of: "--profile") {
+    guard let side = sides.first(where: { $0.name == profiled }) else {
+        print("--profile takes a side's name: \(sides.map(\.name).joined(separator: ", "))")
+        exit(2)
+    }
+    let requests = value(of: "--requests").flatMap(Int.init) ?? 20_000
+    var sample = RoundSample()
+    try await measure(side, tasks: 1, each: requests, server: server, into: &sample)
+    print(String(format: "%@: %.0f req/s, %.1f CPU µs a request", side.name, sample.perSecond, sample.cpuMicroseconds))
+    exit(0)
+}
 let scenarios: [(name: String, tasks: Int, each: Int)] = [
     ("sequential small JSON", 1, 2000 * scale), ("64 concurrent small JSON", 64, 200 * scale),
 ]
@@ -310,6 +368,14 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
             name(index)
                 + String(
                     format: " %6.2f×  %6.2f×  %6.2f×", ratios.min() ?? .nan, ratios.median, ratios.max() ?? .nan))
+    }
+    // What middleware add to the CPU a request: each path against the bare path on the same transport.
+    if let bareIndex = sides.firstIndex(where: { $0.name == "Curl bare" }) {
+        let bareCPU = samples[bareIndex].map(\.cpuMicroseconds).median
+        print("CPU µs a request × Curl bare's (\(String(format: "%.1f", bareCPU)) µs):")
+        for index in shown where sides[index].name.hasPrefix("Curl ") && index != bareIndex {
+            print(name(index) + String(format: " %6.2f×", samples[index].map(\.cpuMicroseconds).median / bareCPU))
+        }
     }
     // Every round, so that a side whose rounds fall into two levels shows it (and a round that was slow for every
     // side, the machine's, shows that).

@@ -5,7 +5,7 @@
 
     /// What a send of ``CurlTransport`` ends with: the body, and the response in parts, built by the caller if it asks
     /// (never while driving the loop, which every transfer of the loop waits for).
-    typealias CurlReply = (Data, ReceivedResponse)
+    typealias CurlReply = (Data, ResponseHead)
 
     /// What a ``CurlTransport`` hands to its event loop: one send.
     struct CurlSubmission: Sendable {
@@ -47,7 +47,7 @@
         /// Why the transport ended a transfer from one of its callbacks.
         enum Abort {
             case tooLarge(announced: Int64?)
-            case head(ResponseHead.Violation)
+            case head(HeaderBlock.Violation)
             case ended
             /// The upload body could not be read (a file that shrank, a stream that failed).
             case upload(NetworkError)
@@ -65,7 +65,7 @@
         /// Where the transfer notes that its host multiplexes, for the loop's host queue.
         let multiplexingNews: CurlMultiplexingNews
         private(set) var chain: RedirectChain
-        private(set) var head: ResponseHead
+        private(set) var head: HeaderBlock
         private(set) var body = Data()
         private(set) var abort: Abort?
         private var headerList: UnsafeMutableRawPointer?
@@ -121,7 +121,7 @@
             self.multiplexingNews = multiplexingNews
             self.chain = RedirectChain(
                 original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
-            self.head = ResponseHead(limit: rules.maximumHeaderSize)
+            self.head = HeaderBlock(limit: rules.maximumHeaderSize)
         }
 
         deinit {
@@ -132,7 +132,7 @@
 
         /// Sets up the easy handle for the hop `chain.current`; returns the error that makes it unsendable, if any.
         func configure() -> NetworkError? {
-            head = ResponseHead(limit: rules.maximumHeaderSize)
+            head = HeaderBlock(limit: rules.maximumHeaderSize)
             body = Data()
             completingLength = nil
             abort = nil
@@ -412,11 +412,11 @@
         ///
         /// Whether anybody still waits is asked (under the send's lock) where a hop's head starts and where it
         /// completes, not at each line between: a send that ends meanwhile is taken out of libcurl at the loop's
-        /// next turn anyway, and the lines of one head are bounded by ``ResponseHead/limit``.
+        /// next turn anyway, and the lines of one head are bounded by ``HeaderBlock/limit``.
         func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
             if head.bytes == 0 && isAbandoned { return abortEnded() }
             let wasComplete = head.isComplete
-            do throws(ResponseHead.Violation) {
+            do throws(HeaderBlock.Violation) {
                 try head.take(line)
             } catch {
                 abort = .head(error)
@@ -467,7 +467,7 @@
             completingLength = nil
             answeredEarly = true
             load.leaveAnsweredEarly()
-            let response = ReceivedResponse(
+            let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
             state.end(with: .success((body, response)), workFinished: true, cancel: { _ in })
         }
@@ -489,7 +489,7 @@
             guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy) else {
                 return
             }
-            let response = ReceivedResponse(
+            let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
             headDelivered = true
             state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
@@ -551,7 +551,7 @@
             case .fail(let error): return .fail(error)
             case .deliver:
                 // The caller builds the response, if it needs one, after the loop has let go of the transfer.
-                let response = ReceivedResponse(
+                let response = ResponseHead(
                     url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
                 return .deliver(body, response)
             }
@@ -607,7 +607,7 @@
 
     /// How a hop ended.
     enum CurlHopOutcome {
-        case deliver(Data, ReceivedResponse)
+        case deliver(Data, ResponseHead)
         /// A streamed body ended, completely or with this error.
         case endBody(NetworkError?)
         case follow

@@ -248,7 +248,7 @@
             }
             let response: HTTPURLResponse
             do {
-                response = try received.httpResponse()
+                response = try received.httpURLResponse()
             } catch {
                 loop.cancel(id)  // nobody will read the body: its transfer must not wait for a reader
                 throw error
@@ -295,15 +295,15 @@
                 loop.submit(
                     CurlSubmission(id: id, request: request, state: state, upload: body, uploadPipe: submissionPipe))
             }
-            return (data, try received.httpResponse())
+            return (data, try received.httpURLResponse())
         }
 
         package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             let (data, received) = try await receive(checked: request)
-            return (data, try received.httpResponse())
+            return (data, try received.httpURLResponse())
         }
 
-        package func receive(checked request: URLRequest) async throws -> (Data, ReceivedResponse) {
+        package func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id

@@ -1,30 +1,35 @@
-import Foundation
+public import Foundation
 
 #if canImport(FoundationNetworking)
     // HTTPURLResponse lives in FoundationNetworking on Linux.
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
-/// A response as it reaches ``Network`` from a transport: an `HTTPURLResponse` already built (every transport but
-/// ``CurlTransport``, and every middleware), or the parts of one, built only when something asks for it.
+/// A response's status line and header fields as the transport received them: what a ``ResponseHeadMiddleware``
+/// sees, with an `HTTPURLResponse` built only when something asks for one.
 ///
-/// On Linux, `HTTPURLResponse`'s initializer capitalizes every header name, compares each with `WWW-Authenticate`
-/// through `NSString` and scans the fields three more times: measured, about 12% of the CPU a small request costs
-/// ``CurlTransport``, for a response that `let value: T = try await network.send(route)` never shows. Such a send reads
-/// only the status; `Response<T>`, middleware, streams, uploads and errors get the built response, the same one
-/// they always got.
-package struct ReceivedResponse: Sendable {
+/// ```swift
+/// let (data, response) = try await next(request, context)
+/// if response.statusCode == 429, let wait = response.value(forHTTPHeaderField: "Retry-After") { print(wait) }
+/// ```
+///
+/// On Linux, FoundationNetworking's `HTTPURLResponse` initializer capitalizes every header name through `NSString`
+/// and scans the fields three more times: measured, a fifth of the CPU a small request costs `CurlTransport`. A
+/// middleware that reads the status and a field or two never pays for it; one that needs the whole response calls
+/// ``httpURLResponse()``. Every other transport and every ``Middleware`` hand over a built response, which is kept
+/// and returned as it is.
+public struct ResponseHead: Sendable {
     private enum Storage: Sendable {
         case built(HTTPURLResponse)
         case parts(url: URL, httpVersion: String, fields: [(name: String, value: String)])
     }
 
     /// The HTTP status code.
-    package let statusCode: Int
+    public let statusCode: Int
     private let storage: Storage
 
-    /// A response that is already built.
-    package init(_ response: HTTPURLResponse) {
+    /// A head for a response that is already built, for a middleware that answers by itself.
+    public init(_ response: HTTPURLResponse) {
         statusCode = response.statusCode
         storage = .built(response)
     }
@@ -34,6 +39,34 @@ package struct ReceivedResponse: Sendable {
     package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
         self.statusCode = statusCode
         storage = .parts(url: url, httpVersion: httpVersion, fields: fields)
+    }
+
+    /// Whether an `HTTPURLResponse` is already built (the transport or a ``Middleware`` made one), for tests.
+    package var isBuilt: Bool {
+        if case .built = storage { true } else { false }
+    }
+
+    /// The URL the response came from: the last one of a redirect chain.
+    public var url: URL? {
+        switch storage {
+        case .built(let response): response.url
+        case .parts(let url, _, _): url
+        }
+    }
+
+    /// The value of a header field, its name compared without regard to case; a name the server sent more than
+    /// once gives its values joined with ", ", as `HTTPURLResponse` does.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        switch storage {
+        case .built(let response):
+            return response.value(forHTTPHeaderField: name)
+        case .parts(_, _, let fields):
+            var joined: String?
+            for field in fields where HeaderFields.sameName(field.name, name) {
+                joined = joined.map { "\($0), \(field.value)" } ?? field.value
+            }
+            return joined
+        }
     }
 
     /// Header fields as `HTTPURLResponse` takes them: one entry a name, spelled as it was first written, the values
@@ -54,11 +87,12 @@ package struct ReceivedResponse: Sendable {
         return merged
     }
 
-    /// The response as Foundation has it; built from the parts on each call, so ask once.
+    /// The response as Foundation has it: the one it was made with, or one built from the parts on each call (so
+    /// ask once and keep it).
     ///
     /// - Throws: ``NetworkError/TransportFailure/badResponse`` if Foundation refuses the parts (FoundationNetworking's
     ///   initializer never does).
-    package func httpResponse() throws(NetworkError) -> HTTPURLResponse {
+    public func httpURLResponse() throws(NetworkError) -> HTTPURLResponse {
         switch storage {
         case .built(let response):
             return response

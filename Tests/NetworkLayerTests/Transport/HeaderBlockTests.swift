@@ -4,19 +4,19 @@
 
     @testable import NetworkLayer
 
-    @Suite("ResponseHead: the framing rules")
+    @Suite("HeaderBlock: the framing rules")
     struct ResponseHeadTests {
-        func head(_ lines: String...) throws(ResponseHead.Violation) -> ResponseHead {
-            var head = ResponseHead(limit: 1024)
+        func head(_ lines: String...) throws(HeaderBlock.Violation) -> HeaderBlock {
+            var head = HeaderBlock(limit: 1024)
             for line in lines { try feed(&head, line) }
             return head
         }
 
         /// Hands one line to the head, as libcurl's header callback does.
-        func feed(_ head: inout ResponseHead, _ line: String) throws(ResponseHead.Violation) {
+        func feed(_ head: inout HeaderBlock, _ line: String) throws(HeaderBlock.Violation) {
             let bytes = Array(line.utf8)
             let outcome = bytes.withUnsafeBytes { buffer in
-                Result { () throws(ResponseHead.Violation) in try head.take(buffer) }
+                Result { () throws(HeaderBlock.Violation) in try head.take(buffer) }
             }
             try outcome.get()
         }
@@ -27,7 +27,7 @@
                 "Content-Length: 2\r\n", "X-A: 1\r\n", "X-A: 2\r\n", "\r\n")
             #expect(parsed.statusCode == 201)
             #expect(parsed.isComplete)
-            #expect(ReceivedResponse.headerFields(merging: parsed.fields) == ["Content-Length": "2", "X-A": "1, 2"])
+            #expect(ResponseHead.headerFields(merging: parsed.fields) == ["Content-Length": "2", "X-A": "1, 2"])
             #expect(parsed.announcedLength == 2)
         }
 
@@ -41,22 +41,22 @@
         }
 
         @Test(arguments: [
-            ("Content-Length: 12abc\r\n", ResponseHead.Violation.malformedContentLength("12abc")),
+            ("Content-Length: 12abc\r\n", HeaderBlock.Violation.malformedContentLength("12abc")),
             ("Content-Length: 1 2\r\n", .malformedContentLength("1 2")),
             ("Content-Length: +3\r\n", .malformedContentLength("+3")),
         ])
-        func aMalformedLengthIsRefused(line: String, violation: ResponseHead.Violation) {
+        func aMalformedLengthIsRefused(line: String, violation: HeaderBlock.Violation) {
             #expect(throws: violation) { try head("HTTP/1.1 200 OK\r\n", line) }
         }
 
         @Test func conflictingFramingIsRefusedInEitherOrder() {
-            #expect(throws: ResponseHead.Violation.conflictingContentLengths("3", "4")) {
+            #expect(throws: HeaderBlock.Violation.conflictingContentLengths("3", "4")) {
                 try head("HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "Content-Length: 4\r\n")
             }
-            #expect(throws: ResponseHead.Violation.lengthWithTransferEncoding) {
+            #expect(throws: HeaderBlock.Violation.lengthWithTransferEncoding) {
                 try head("HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "Transfer-Encoding: chunked\r\n")
             }
-            #expect(throws: ResponseHead.Violation.lengthWithTransferEncoding) {
+            #expect(throws: HeaderBlock.Violation.lengthWithTransferEncoding) {
                 try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n", "Content-Length: 3\r\n")
             }
         }
@@ -64,7 +64,7 @@
         @Test func everyLineCountsAgainstTheLimitTrailersIncluded() throws {
             var parsed = try head("HTTP/1.1 200 OK\r\n", "\r\n")
             let trailer = "X-Trailer: \(String(repeating: "t", count: 100))\r\n"
-            #expect(throws: ResponseHead.Violation.tooLarge(limit: 1024)) {
+            #expect(throws: HeaderBlock.Violation.tooLarge(limit: 1024)) {
                 for _ in 0..<20 { try feed(&parsed, trailer) }
             }
             #expect(parsed.fields.isEmpty, "trailers are not fields of the response")

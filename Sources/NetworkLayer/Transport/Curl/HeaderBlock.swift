@@ -5,7 +5,7 @@
 /// accepts `Transfer-Encoding` next to `Content-Length`; any of these lets a response be read with framing other
 /// than the server's (or a proxy's) and is refused here. Header lines, 1xx interim responses and trailers all count
 /// against one size limit, so that endless headers or trailers end the transfer.
-struct ResponseHead {
+struct HeaderBlock {
     /// Why a header block is refused.
     enum Violation: Error, Equatable, CustomStringConvertible {
         case tooLarge(limit: Int)

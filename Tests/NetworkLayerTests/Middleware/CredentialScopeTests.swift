@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@testable import NetworkLayer
+
+@Suite("CredentialScope: which requests get a credential")
+struct CredentialScopeTests {
+    @Test(arguments: [
+        ("https://api.example.com/users/1?q=a", "https://api.example.com"),
+        ("https://api.example.com:8443", "https://api.example.com:8443"),
+        ("http://127.0.0.1:8088?x=1", "http://127.0.0.1:8088"),
+        ("https://user@api.example.com/#top", "https://user@api.example.com"),
+    ])
+    func theAuthorityPrefixEndsWhereThePathQueryOrFragmentBegins(url: String, prefix: String) {
+        #expect(CredentialScope.authorityPrefix(of: url) == prefix)
+    }
+
+    @Test func theFirstOriginHoldsForEveryRequestAfterAPrefixIsKnown() throws {
+        let scope = CredentialScope.firstOrigin
+        let environment = APIEnvironment.asDeclared
+        func includes(_ text: String) -> Bool { scope.includes(URL(string: text), in: environment) }
+        #expect(includes("https://api.example.com/users/1"))
+        // The same origin written another way, then again the way now known.
+        #expect(includes("HTTPS://API.example.com:443/users/2"))
+        #expect(includes("https://api.example.com/users/3"))
+        // Another port, scheme or host never matches, whatever was seen before.
+        #expect(!includes("https://api.example.com:8443/users/1"))
+        #expect(!includes("http://api.example.com/users/1"))
+        #expect(!includes("https://api.example.com.evil.test/users/1"))
+        #expect(!includes("https://api.example.com@evil.test/users/1"))
+        #expect(includes("https://api.example.com/users/4"))
+    }
+
+    @Test func eachEnvironmentFixesItsOwnOrigin() {
+        let scope = CredentialScope.firstOrigin
+        let staging = APIEnvironment(
+            "staging", baseURLs: [URL(string: "https://api.example.com")!: URL(string: "https://staging.example.com")!])
+        #expect(scope.includes(URL(string: "https://api.example.com/a"), in: .asDeclared))
+        #expect(scope.includes(URL(string: "https://staging.example.com/a"), in: staging))
+        #expect(!scope.includes(URL(string: "https://staging.example.com/a"), in: .asDeclared))
+        #expect(!scope.includes(URL(string: "https://api.example.com/a"), in: staging))
+    }
+}
