@@ -96,9 +96,8 @@ public struct AuthenticationMiddleware: ResponseHeadMiddleware {
 
     private func authorized(_ request: URLRequest, with token: String?) -> URLRequest {
         guard let token else { return request }
-        var request = request
-        request.setHeaderFields(CollectionOfOne((key: headerName, value: scheme.map { "\($0) \(token)" } ?? token)))
-        return request
+        return request.settingHeaderFields(
+            CollectionOfOne((key: headerName, value: scheme.map { "\($0) \(token)" } ?? token)))
     }
 }
 

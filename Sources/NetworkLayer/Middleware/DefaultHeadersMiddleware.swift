@@ -53,12 +53,10 @@ public struct DefaultHeadersMiddleware: ResponseHeadMiddleware {
     ) async throws -> (Data, ResponseHead) {
         if let invalid { throw invalid }
         let addsSecrets = !hasSecrets || scope.includes(request.url, in: context.environment)
-        let missing = headers.lazy.filter { name, _ in
+        let missing = headers.filter { name, _ in
             (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name)
         }
         guard !missing.isEmpty else { return try await next(request, context) }
-        var request = request
-        request.setHeaderFields(missing)
-        return try await next(request, context)
+        return try await next(request.settingHeaderFields(missing), context)
     }
 }

@@ -11,12 +11,16 @@ extension URLRequest {
         allHTTPHeaderFields?.keys.contains { HeaderFields.sameName($0, name) } ?? false
     }
 
-    /// Sets the fields in one change, each replacing a field of the same name in any case, their names as given.
+    /// The request with `fields` set, each replacing a field of the same name in any case, their names as given.
     ///
     /// On Linux, `setValue(_:forHTTPHeaderField:)` capitalizes the name through Foundation and compares it with every
-    /// field already set through `NSString`, on each call: measured, a third of what adding two headers cost a small
-    /// request. Values are not checked here: ``RequestRules`` checks every field once, before the transport.
-    mutating func setHeaderFields(_ fields: some Sequence<(key: String, value: String)>) {
+    /// field already set through `NSString`, on each call, and changing a request that is shared (as every request a
+    /// middleware gets is) copies it through `NSMutableURLRequest`, which normalizes the method through `NSString`
+    /// again: measured, most of what adding two headers cost a small request. There the request is made anew from its
+    /// properties, all of which FoundationNetworking has (its copy sets the same ones); on Apple platforms, whose
+    /// requests carry more, it is copied. Values are not checked here: ``RequestRules`` checks every field once,
+    /// before the transport.
+    func settingHeaderFields(_ fields: some Sequence<(key: String, value: String)>) -> URLRequest {
         var all = allHTTPHeaderFields ?? [:]
         for (name, value) in fields {
             if let existing = all.keys.first(where: { HeaderFields.sameName($0, name) }), existing != name {
@@ -24,6 +28,54 @@ extension URLRequest {
             }
             all[name] = value
         }
-        allHTTPHeaderFields = all
+        guard Self.isRemadeToChange, let url else {
+            var changed = self
+            changed.allHTTPHeaderFields = all
+            return changed
+        }
+        var remade = URLRequest(url: url, cachePolicy: cachePolicy, timeoutInterval: timeoutInterval)
+        remade.allHTTPHeaderFields = all
+        // Each property only where it differs from a new request's: a new request's method is already GET, and
+        // setting one normalizes it through NSString.
+        if remade.httpMethod != httpMethod { remade.httpMethod = httpMethod }
+        if let body = httpBody {
+            remade.httpBody = body
+        } else if let stream = httpBodyStream {
+            remade.httpBodyStream = stream
+        }
+        if remade.mainDocumentURL != mainDocumentURL { remade.mainDocumentURL = mainDocumentURL }
+        if remade.networkServiceType != networkServiceType { remade.networkServiceType = networkServiceType }
+        if remade.allowsCellularAccess != allowsCellularAccess { remade.allowsCellularAccess = allowsCellularAccess }
+        if remade.httpShouldHandleCookies != httpShouldHandleCookies {
+            remade.httpShouldHandleCookies = httpShouldHandleCookies
+        }
+        if remade.pipelines != pipelines { remade.pipelines = pipelines }
+        return remade
+    }
+
+    /// Whether ``settingHeaderFields(_:)`` makes the request anew (FoundationNetworking, whose requests have only the
+    /// properties it copies) rather than copying it (Apple's, which have more).
+    static let isRemadeToChange: Bool = {
+        #if canImport(FoundationNetworking)
+            true
+        #else
+            false
+        #endif
+    }()
+}
+
+/// `httpShouldUsePipelining`, deprecated and used by neither transport, carried over by ``URLRequest/settingHeaderFields(_:)``
+/// as a copy carries it: read and set through this requirement, which the deprecated property fulfils.
+protocol PipeliningSetting {
+    var httpShouldUsePipelining: Bool { get set }
+}
+
+extension URLRequest: PipeliningSetting {}
+
+extension PipeliningSetting {
+    /// The request's `httpShouldUsePipelining`.
+    var pipelines: Bool {
+        get { httpShouldUsePipelining }
+        set { httpShouldUsePipelining = newValue }
     }
 }
