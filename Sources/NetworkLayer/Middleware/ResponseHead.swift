@@ -14,7 +14,7 @@ public import Foundation
 /// ```
 ///
 /// On Linux, FoundationNetworking's `HTTPURLResponse` initializer capitalizes every header name through `NSString`
-/// and scans the fields three more times: measured, a fifth of the CPU a small request costs `CurlTransport`. A
+/// and scans the fields three more times: measured, a tenth of the CPU a small request costs `CurlTransport`. A
 /// middleware that reads the status and a field or two never pays for it; one that needs the whole response calls
 /// ``httpURLResponse()``. Every other transport and every ``Middleware`` hand over a built response, which is kept
 /// and returned as it is.
