@@ -1,5 +1,6 @@
 #if os(Linux)
     import Glibc
+    import HTTPTestServer
     import Testing
 
     @testable import NetworkLayer
@@ -12,7 +13,7 @@
             let server: Int32
 
             init() throws {
-                let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                let listener = socket(AF_INET, Socket.streamType, 0)
                 defer { close(listener) }
                 var address = sockaddr_in()
                 address.sin_family = sa_family_t(AF_INET)
@@ -24,7 +25,7 @@
                         try #require(getsockname(listener, address, &length) == 0)
                     }
                 }
-                let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                let client = socket(AF_INET, Socket.streamType, 0)
                 let connected = withUnsafePointer(to: &address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
                 }
