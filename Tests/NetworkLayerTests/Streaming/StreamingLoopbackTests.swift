@@ -298,16 +298,29 @@ extension LoopbackIntegration {
             defer { bomb.stop() }
             let bound = kind == .curl ? 2 * 1024 * 1024 : URLSessionTransport.defaultMaximumStreamLag
             var inflated = 0
-            let bombBody = try await kind.network().stream(StreamRoute(bomb, "bomb")).body
+            var started: ResponseBody?
             do {
-                for try await chunk in bombBody {
-                    inflated += chunk.count
-                    #expect(bombBody.unreadBytes <= bound)
-                    if inflated >= 64 * 1024 * 1024 { break }  // a reader decides how much of a bomb it takes
+                started = try await kind.network().stream(StreamRoute(bomb, "bomb")).body
+            } catch let error as NetworkError where kind == .urlSession && transportFailure(error) == .timedOut {
+                // On Linux, FoundationNetworking's work queue can stay busy past the deadline with the endless
+                // stream just cancelled, even for a new session (see the Linux notes); CurlTransport has no such wait.
+                withKnownIssue(
+                    "FoundationNetworking may still be busy with a cancelled endless body", isIntermittent: true
+                ) {
+                    Issue.record(error)
                 }
-                #expect(inflated >= 64 * 1024 * 1024)
-            } catch let error as NetworkError {
-                #expect(transportFailure(error) == .responseTooLarge, "\(error)")
+            }
+            if let bombBody = started {
+                do {
+                    for try await chunk in bombBody {
+                        inflated += chunk.count
+                        #expect(bombBody.unreadBytes <= bound)
+                        if inflated >= 64 * 1024 * 1024 { break }  // a reader decides how much of a bomb it takes
+                    }
+                    #expect(inflated >= 64 * 1024 * 1024)
+                } catch let error as NetworkError {
+                    #expect(transportFailure(error) == .responseTooLarge, "\(error)")
+                }
             }
 
             let cut = try TestHTTPServer { _ in
