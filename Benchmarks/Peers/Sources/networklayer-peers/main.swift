@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N] [--profile SIDE [--requests N]]
+//       [--warm-up-rounds N] [--profile SIDE [--requests N] [--tasks T]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -284,15 +284,17 @@ print(
 #if os(Linux)
     print("CurlTransport: \(CurlTransport.libraryDescription ?? "unavailable")")
 #endif
-// --profile SIDE [--requests N]: only that side, N requests (20,000 by default) one after another, for a profiler.
+// --profile SIDE [--requests N] [--tasks T]: only that side, N requests (20,000 by default) in T tasks (1 by default,
+// one request after another), for a profiler.
 if let profiled = value(of: "--profile") {
     guard let side = sides.first(where: { $0.name == profiled }) else {
         print("--profile takes a side's name: \(sides.map(\.name).joined(separator: ", "))")
         exit(2)
     }
     let requests = value(of: "--requests").flatMap(Int.init) ?? 20_000
+    let tasks = max(1, value(of: "--tasks").flatMap(Int.init) ?? 1)
     var sample = RoundSample()
-    try await measure(side, tasks: 1, each: requests, server: server, into: &sample)
+    try await measure(side, tasks: tasks, each: max(1, requests / tasks), server: server, into: &sample)
     print(String(format: "%@: %.0f req/s, %.1f CPU µs a request", side.name, sample.perSecond, sample.cpuMicroseconds))
     exit(0)
 }
