@@ -120,9 +120,6 @@ extension Network {
         guard method != "GET", method != "HEAD" else {
             throw .invalidRequest(.method, reason: "\(method) has no body to upload; give the route POST, PUT or PATCH")
         }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue(body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
-        }
         return request
     }
 }

@@ -111,7 +111,7 @@ struct MiddlewareChain: Sendable {
         _ request: URLRequest,
         context: RequestContext
     ) async throws(NetworkError) -> (Data, ResponseHead) {
-        var request = try RequestRules.check(request)
+        var request = try RequestRules.check(request, uploading: context.upload)
         let remaining = context.timeRemaining
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
         // Changing a shared URLRequest copies it on Linux: a deadline within a millisecond of the time left (a send

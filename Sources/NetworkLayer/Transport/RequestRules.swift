@@ -14,7 +14,14 @@ package enum RequestRules {
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` when the URL is not absolute `http` or
     ///   `https`, has no host or carries a user or password; the method is not an RFC 9110 token; a `GET` or `HEAD`
     ///   has a body; a header name is not a token, is given twice in different cases, or a value holds CR, LF or NUL.
-    package static func check(_ request: URLRequest) throws(NetworkError) -> URLRequest {
+    /// - Parameter upload: The body an upload sends beside the request, if any: without a `Content-Type` the request
+    ///   goes as the body's own type (a multipart form's, with its boundary) or `application/octet-stream`. Every
+    ///   transport of this package applies this one rule, so an upload sent through ``Network`` and one sent by
+    ///   calling a transport directly carry the same header.
+    package static func check(
+        _ request: URLRequest,
+        uploading upload: UploadBody? = nil
+    ) throws(NetworkError) -> URLRequest {
         guard let url = request.url else { throw .invalidRequest(.url, reason: "the request has no URL") }
         try validate(url)
         let method = request.httpMethod ?? "GET"
@@ -23,13 +30,19 @@ package enum RequestRules {
         }
         let fields = request.allHTTPHeaderFields ?? [:]
         try validate(fields)
-        guard let body = request.httpBody, !body.isEmpty else { return request }
-        if method == "GET" || method == "HEAD" {
-            throw .invalidRequest(.body, reason: "a \(method) request cannot have a body")
+        let contentType: String
+        if let upload {
+            contentType = upload.impliedContentType ?? "application/octet-stream"
+        } else {
+            guard let body = request.httpBody, !body.isEmpty else { return request }
+            if method == "GET" || method == "HEAD" {
+                throw .invalidRequest(.body, reason: "a \(method) request cannot have a body")
+            }
+            contentType = RequestBody.inferredContentType(of: body)
         }
         guard !fields.keys.contains(where: { HeaderFields.sameName($0, "Content-Type") }) else { return request }
         var labeled = request
-        labeled.setValue(RequestBody.inferredContentType(of: body), forHTTPHeaderField: "Content-Type")
+        labeled.setValue(contentType, forHTTPHeaderField: "Content-Type")
         return labeled
     }
 

@@ -72,6 +72,27 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all)
+        func aTransportCalledDirectlyNamesTheContentTypeNetworkWould(_ kind: TransportKind) async throws {
+            let server = try Self.echoServer()
+            defer { server.stop() }
+            let transport = try kind.make()
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("direct"))
+            request.httpMethod = "POST"
+            var form = MultipartForm(boundary: "direct-boundary")
+            form.append("Ann", name: "title")
+
+            let (bytes, _) = try await transport.upload(request, from: .data(Data("raw".utf8)))
+            let (formed, _) = try await transport.upload(request, from: .multipart(form))
+            request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+            let (named, _) = try await transport.upload(request, from: .data(Data("raw".utf8)))
+
+            let decoder = JSONDecoder()
+            #expect(try decoder.decode(Echo.self, from: bytes).type == "application/octet-stream")
+            #expect(try decoder.decode(Echo.self, from: formed).type == "multipart/form-data; boundary=direct-boundary")
+            #expect(try decoder.decode(Echo.self, from: named).type == "text/plain", "the caller's own type is kept")
+        }
+
+        @Test(arguments: TransportKind.all)
         func aStreamIsNotRetriedAfterA503(_ kind: TransportKind) async throws {
             let server = try TestHTTPServer { _ in .response(status: 503) }
             defer { server.stop() }

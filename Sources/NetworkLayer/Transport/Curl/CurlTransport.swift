@@ -264,12 +264,7 @@
         /// - Throws: What ``send(_:)`` throws, and ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for a
         ///   body that cannot be read or a stream sent before.
         public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
-            var request = request
-            if request.value(forHTTPHeaderField: "Content-Type") == nil {
-                request.setValue(
-                    body.impliedContentType ?? "application/octet-stream", forHTTPHeaderField: "Content-Type")
-            }
-            return try await upload(checked: try RequestRules.check(request), from: body)
+            try await upload(checked: try RequestRules.check(request, uploading: body), from: body)
         }
 
         package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)

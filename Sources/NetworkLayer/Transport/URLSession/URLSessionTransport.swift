@@ -242,8 +242,11 @@ public final class URLSessionTransport: Transport {
     /// On Linux, FoundationNetworking reads a stream on the work queue all its sessions share: while a `.stream`'s
     /// producer has nothing to give, every URLSession request of the process waits for it (until it gives, or the
     /// upload is cancelled or reaches its deadline). `CurlTransport` pauses the transfer instead.
+    ///
+    /// The request is first checked as ``Network`` checks every request; without a `Content-Type` it goes as
+    /// `application/octet-stream` (a form's own type for `.multipart`).
     public func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
-        try await upload(checked: try RequestRules.check(request), from: body)
+        try await upload(checked: try RequestRules.check(request, uploading: body), from: body)
     }
 
     package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
