@@ -117,7 +117,8 @@ public final class ResponseCache: Middleware {
         do {
             fetched = try await next(outgoing, context)
         } catch let error as NetworkError {
-            guard context.options.servesStaleCacheWhenOffline, let stored = lookup.stored, error.meansUnreachable,
+            guard context.options.servesStaleCacheWhenOffline, let stored = lookup.stored,
+                error.transience?.meansUnreachable == true,
                 let response = stored.httpResponse(source: .staleCacheWhileOffline, age: stored.age(at: now()))
             else { throw error }
             return (stored.body, response)

@@ -164,7 +164,7 @@ private struct Download {
         } catch {
             writer.close()
             if case .restart = resume.stopped(afterWriting: writer.written) { file.discard() }
-            guard error.meansDroppedBody, !Task.isCancelled else { throw error }
+            guard error.transience == .connectionDropped, !Task.isCancelled else { throw error }
             return .again(error)
         }
         try file.commit(writer)
@@ -234,13 +234,5 @@ private struct Download {
     /// Keeps a partial file that a later call can resume, and removes everything else; never the destination.
     private func leaveFiles(after error: NetworkError) {
         if !resume.isResumable || error.urlError?.userInfo[Self.limitKey] != nil { file.discard() }
-    }
-}
-
-extension NetworkError {
-    /// Whether the body stopped coming (the connection dropped or went idle): what a download resumes after.
-    fileprivate var meansDroppedBody: Bool {
-        guard case .transport(let failure, _) = self else { return false }
-        return failure == .connectionLost || failure == .timedOut
     }
 }

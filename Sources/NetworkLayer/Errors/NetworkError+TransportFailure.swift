@@ -64,22 +64,3 @@ extension NetworkError.TransportFailure {
         }
     }
 }
-
-extension NetworkError {
-    /// Whether the error means the network could not be reached (offline, no such host, cannot connect, lost, timed
-    /// out), as opposed to a server that answered badly: what ``ResponseCache`` serves stale entries for and
-    /// ``OfflineQueue`` queues on.
-    var meansUnreachable: Bool {
-        guard case .transport(let failure, _) = self else { return false }
-        return [.offline, .cannotConnect, .hostNotFound, .connectionLost, .timedOut].contains(failure)
-    }
-}
-
-extension NetworkError {
-    /// Whether the connection ended before a single byte of a response arrived: the server may or may not have
-    /// acted on the request, which ``OfflineQueue`` therefore queues (its `Idempotency-Key` makes the replay safe).
-    var meansNoResponseArrived: Bool {
-        guard case .transport(.badResponse, let error) = self else { return false }
-        return (error as? URLError)?.code == .zeroByteResource
-    }
-}

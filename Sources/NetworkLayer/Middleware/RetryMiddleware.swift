@@ -102,9 +102,7 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
             }
             return backoff(attempt)
         case .failure(let error):
-            guard case .transport(let failure, _) = error as? NetworkError,
-                [.timedOut, .connectionLost, .cannotConnect].contains(failure)
-            else { return nil }
+            guard (error as? NetworkError)?.transience?.isWorthRetrying == true else { return nil }
             return backoff(attempt)
         }
     }

@@ -26,11 +26,11 @@ struct Journal: Sendable {
         try withLockedFile { fd throws(Failure) in
             let (_, validLength) = try readRecords(fd)
             if lseek(fd, 0, SEEK_END) != validLength {
-                guard ftruncate(fd, off_t(validLength)) == 0 else { throw failure("ftruncate") }
+                guard ftruncate(fd, off_t(validLength)) == 0 else { throw Self.failure("ftruncate") }
             }
-            guard lseek(fd, off_t(validLength), SEEK_SET) >= 0 else { throw failure("lseek") }
+            guard lseek(fd, off_t(validLength), SEEK_SET) >= 0 else { throw Self.failure("lseek") }
             try writeAll(fd, Self.framed(payloads))
-            guard Self.flush(fd) else { throw failure("fsync") }
+            guard Self.flush(fd) else { throw Self.failure("fsync") }
         }
     }
 
@@ -42,7 +42,7 @@ struct Journal: Sendable {
     /// Empties the file.
     func removeAll() throws(Failure) {
         try withLockedFile { fd throws(Failure) in
-            guard ftruncate(fd, 0) == 0, Self.flush(fd) else { throw failure("ftruncate") }
+            guard ftruncate(fd, 0) == 0, Self.flush(fd) else { throw Self.failure("ftruncate") }
         }
     }
 
@@ -53,9 +53,9 @@ struct Journal: Sendable {
             let (records, _) = try readRecords(fd)
             let kept = transform(records)
             guard kept.count != records.count else { return }
-            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw failure("ftruncate") }
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw Self.failure("ftruncate") }
             try writeAll(fd, Self.framed(kept))
-            guard Self.flush(fd) else { throw failure("fsync") }
+            guard Self.flush(fd) else { throw Self.failure("fsync") }
         }
     }
 
@@ -72,22 +72,22 @@ struct Journal: Sendable {
     private func withLockedFile<Result>(_ body: (Int32) throws(Failure) -> Result) throws(Failure) -> Result {
         let isNew = !FileManager.default.fileExists(atPath: file.path)
         let fd = open(file.path, O_RDWR | O_CREAT, 0o600)
-        guard fd >= 0 else { throw failure("open \(file.path)") }
+        guard fd >= 0 else { throw Self.failure("open \(file.path)") }
         defer { close(fd) }
         if isNew { Self.syncDirectory(of: file) }
-        guard flock(fd, LOCK_EX) == 0 else { throw failure("flock") }
+        guard flock(fd, LOCK_EX) == 0 else { throw Self.failure("flock") }
         defer { flock(fd, LOCK_UN) }
         return try body(fd)
     }
 
     /// The complete records and the length of the file up to the end of the last of them.
     private func readRecords(_ fd: Int32) throws(Failure) -> (records: [Data], validLength: Int) {
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw failure("lseek") }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { throw Self.failure("lseek") }
         var contents = Data()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = read(fd, &buffer, buffer.count)
-            guard count >= 0 else { throw failure("read") }
+            guard count >= 0 else { throw Self.failure("read") }
             if count == 0 { break }
             contents.append(contentsOf: buffer[..<count])
         }
@@ -117,10 +117,11 @@ struct Journal: Sendable {
             }
             return true
         }
-        guard written else { throw failure("write") }
+        guard written else { throw Self.failure("write") }
     }
 
-    private func failure(_ call: String) -> Failure {
+    /// The failure of the system call `call`, with the system's error.
+    static func failure(_ call: String) -> Failure {
         Failure(description: "\(call) failed: \(String(cString: strerror(errno)))")
     }
 

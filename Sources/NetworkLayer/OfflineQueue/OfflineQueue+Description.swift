@@ -23,6 +23,7 @@ extension OfflineQueue.Event: CustomStringConvertible {
         case .delivered(let entry, let statusCode): "delivered \(entry): HTTP \(statusCode)"
         case .deadLettered(let letter): "dead-lettered \(letter)"
         case .stillQueued(let entry, let reason): "still queued \(entry): \(reason)"
+        case .replayFailed(let reason): "replay failed: \(reason)"
         }
     }
 }

@@ -103,6 +103,9 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         case deadLettered(DeadLetter)
         /// A replay could not deliver it yet (a `5xx`, the network still unreachable); it stays first in line.
         case stillQueued(Entry, reason: String)
+        /// A replay could not read or rewrite the queue's files (the reason names the call and the system's error,
+        /// never a request). Nothing queued is lost: what was not delivered stays queued for the next replay.
+        case replayFailed(reason: String)
     }
 
     private let journal: Journal
@@ -113,18 +116,12 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private let replaysAreFixed: Bool
     private let onEvent: @Sendable (Event) -> Void
     private let io = DispatchQueue(label: "NetworkLayer.OfflineQueue.io")
-    private let state = Locked(ReplayState())
+    private let state = Locked(ReplaySchedule())
+    /// The clock the replay backoff is measured on: the system's uptime, or a test's.
+    private let clock: UptimeClock
     #if canImport(Network)
         private let pathWatcher = PathWatcher()
     #endif
-
-    private struct ReplayState {
-        var isReplaying = false
-        var failures = 0
-        var notBefore = Date.distantPast
-        /// Flushes waiting for the running replay to end.
-        var flushes: [CheckedContinuation<Void, Never>] = []
-    }
 
     /// Opens (or creates) the queue in `directory`; it replays through the network it becomes part of.
     ///
@@ -156,7 +153,13 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         try self.init(directory: directory, replays: network, onEvent: onEvent)
     }
 
-    private init(directory: URL, replays network: Network?, onEvent: @escaping @Sendable (Event) -> Void) throws {
+    /// Opens the queue in `directory`, measuring the replay backoff on `clock` (a test's, or the system's uptime).
+    init(
+        directory: URL,
+        replays network: Network?,
+        clock: UptimeClock = .system,
+        onEvent: @escaping @Sendable (Event) -> Void
+    ) throws {
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         journal = Journal(file: directory.appendingPathComponent("journal"))
@@ -164,6 +167,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         replayLock = directory.appendingPathComponent("replay.lock")
         replays = Locked(network)
         replaysAreFixed = network != nil
+        self.clock = clock
         self.onEvent = onEvent
         startWatchingThePath()
     }
@@ -231,7 +235,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             let result = try await next(request, context)
             replayInBackground()
             return result
-        } catch let error as NetworkError where error.meansUnreachable || error.meansNoResponseArrived {
+        } catch let error as NetworkError where error.transience != nil {
             let entry = try await enqueue(request)
             throw NetworkError.queued(id: entry.id, underlyingError: error)
         }
@@ -272,7 +276,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
 
     /// Starts a replay in the background, unless one is running or the last one asks to wait.
     private func replayInBackground() {
-        let due = state.withLock { !$0.isReplaying && Date() >= $0.notBefore }
+        let now = clock.nanoseconds()
+        let due = state.withLock { !$0.isReplaying && $0.isDue(at: now) }
         guard due else { return }
         Task { await replay(ignoringBackoff: false) }
     }
@@ -280,8 +285,9 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     /// Replays what is waiting, unless this instance is replaying already; returns whether it started.
     @discardableResult
     private func replay(ignoringBackoff: Bool) async -> Bool {
+        let now = clock.nanoseconds()
         let starts = state.withLock { state -> Bool in
-            guard !state.isReplaying, ignoringBackoff || Date() >= state.notBefore else { return false }
+            guard !state.isReplaying, ignoringBackoff || state.isDue(at: now) else { return false }
             state.isReplaying = true
             return true
         }
@@ -295,19 +301,24 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             for flush in flushes { flush.resume() }
         }
         guard let replays = replays.withLock({ $0 }) else { return true }
-        guard let lock = try? await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: self.replayLock) })
-        else { return true }
-        defer { lock.release() }
         let journal = journal
-        let entries =
-            (try? await onIOQueue({ () throws(Journal.Failure) in JournalRecord.pending(in: try journal.records()) }))
-            ?? []
-        for entry in entries {
-            guard await deliver(entry, through: replays) else { return true }
-        }
-        // Drop what has been delivered, keeping anything queued meanwhile.
-        _ = try? await onIOQueue { () throws(Journal.Failure) in
-            try self.journal.rewrite(JournalRecord.compacted)
+        let replayLock = replayLock
+        do throws(Journal.Failure) {
+            // Another instance (in this process or another) holding the lock is replaying this journal already.
+            guard let lock = try await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: replayLock) })
+            else { return true }
+            defer { lock.release() }
+            let entries = try await onIOQueue { () throws(Journal.Failure) in
+                JournalRecord.pending(in: try journal.records())
+            }
+            for entry in entries {
+                guard await deliver(entry, through: replays) else { return true }
+            }
+            // Drop what has been delivered, keeping anything queued meanwhile.
+            try await onIOQueue { () throws(Journal.Failure) in try journal.rewrite(JournalRecord.compacted) }
+        } catch {
+            // What was delivered is marked so in the journal already; the rest stays queued for the next replay.
+            onEvent(.replayFailed(reason: error.description))
         }
         return true
     }
@@ -333,7 +344,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             return keepQueued(entry, reason: "HTTP \(response.statusCode)")
         case .success(let (_, response)):
             guard await finish(entry, deadLetter: nil) else { return false }
-            state.withLock { $0.failures = 0 }
+            state.withLock { $0.delivered() }
             onEvent(.delivered(entry, statusCode: response.statusCode))
             return true
         case .failure(.invalidRequest(let part, let reason, _)):
@@ -372,13 +383,11 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     }
 
     /// The wait before the next automatic replay after failures in a row: 1 s, doubling, at most 5 minutes.
-    static let replayBackoff = ExponentialBackoff(base: 1, maximum: 300)
+    static let replayBackoff = ReplaySchedule.backoff
 
     private func keepQueued(_ entry: Entry, reason: String) -> Bool {
-        state.withLock { state in
-            state.failures += 1
-            state.notBefore = Date() + Self.replayBackoff.delay(beforeAttempt: state.failures)
-        }
+        let now = clock.nanoseconds()
+        state.withLock { $0.failed(at: now) }
         onEvent(.stillQueued(entry, reason: reason))
         return false
     }

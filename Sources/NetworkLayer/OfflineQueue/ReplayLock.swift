@@ -11,13 +11,13 @@ import Foundation
 final class ReplayLock: Sendable {
     private let fd: Int32
 
-    /// Takes the lock; throws if another instance holds it.
-    init(file: URL) throws(Journal.Failure) {
+    /// Takes the lock, or returns `nil` when another instance holds it; throws when the lock file cannot be opened.
+    init?(file: URL) throws(Journal.Failure) {
         let fd = open(file.path, O_RDWR | O_CREAT, 0o600)
-        guard fd >= 0 else { throw Journal.Failure(description: "open \(file.path) failed") }
+        guard fd >= 0 else { throw Journal.failure("open \(file.lastPathComponent)") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw Journal.Failure(description: "another instance is replaying")
+            return nil
         }
         self.fd = fd
     }

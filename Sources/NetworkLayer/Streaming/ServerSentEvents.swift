@@ -140,7 +140,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
         /// Whether an error is a dropped or unreachable connection, after which the stream may reconnect.
         private static func isDrop(_ error: any Error) -> Bool {
-            (error as? NetworkError)?.meansUnreachable == true
+            (error as? NetworkError)?.transience?.meansUnreachable == true
         }
     }
 }

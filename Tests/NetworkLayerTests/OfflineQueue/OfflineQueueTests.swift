@@ -95,6 +95,7 @@ struct OfflineQueueTests {
         case .delivered(let entry, let status): "delivered \(entry.number ?? -1) \(status)"
         case .deadLettered(let letter): "dead \(letter.entry.number ?? -1) \(letter.statusCode ?? 0)"
         case .stillQueued(let entry, _): "waiting \(entry.number ?? -1)"
+        case .replayFailed(let reason): "replay failed: \(reason)"
         }
     }
 
