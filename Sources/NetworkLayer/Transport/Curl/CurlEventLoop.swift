@@ -262,7 +262,7 @@
 
         /// Counts a transfer's send out of the loop, unless it left as its caller was answered early.
         private func sendLeft(of transfer: CurlTransfer) {
-            if !transfer.answeredEarly { load.leave() }
+            if !transfer.hop.wasAnsweredEarly { load.leave() }
         }
 
         /// Lets libcurl act on a socket the poller found ready, or on its timer (`NLCURL_SOCKET_TIMEOUT`).
@@ -335,13 +335,16 @@
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
-            transfer.isWaitingForConnection = !hostQueue.admit(id, to: transfer.queuedHost)
-            if !transfer.isWaitingForConnection { run(transfer) }
+            if hostQueue.admit(id, to: transfer.queuedHost) {
+                run(transfer)
+            } else {
+                transfer.hop.waitForConnection()
+            }
         }
 
         /// Hands a configured hop to libcurl.
         private func run(_ transfer: CurlTransfer) {
-            transfer.isWaitingForConnection = false
+            transfer.hop.leaveHostQueue()
             _ = nl_curl_easy_open_sockets_through(transfer.easy.pointer, poller)
             let code = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
             if code != 0 { fail(transfer, because: "curl_multi_add_handle failed (CURLMcode \(code))") }
@@ -351,8 +354,8 @@
         /// now; returns whether it started any.
         @discardableResult
         private func remove(_ transfer: CurlTransfer) -> Bool {
-            if transfer.isWaitingForConnection {
-                transfer.isWaitingForConnection = false
+            if transfer.hop.isWaitingForConnection {
+                transfer.hop.leaveHostQueue()
                 _ = hostQueue.withdraw(transfer.submission.id, from: transfer.queuedHost)
                 return false
             }
@@ -399,7 +402,7 @@
         /// Notes sends the host queue let go as no longer waiting (a removal before their hand-over then counts them
         /// as running) and lists them for the hand-over.
         private func admit(_ ids: [Int]) {
-            for id in ids { byID[id]?.isWaitingForConnection = false }
+            for id in ids { byID[id]?.hop.leaveHostQueue() }
             admitted += ids
         }
 

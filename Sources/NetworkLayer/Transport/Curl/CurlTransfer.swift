@@ -44,17 +44,6 @@
     /// One send on an event loop: its redirect chain, the easy handle of the hop running now, and what has arrived of
     /// the response. Only whoever drives the loop touches it (``CurlDriver``).
     final class CurlTransfer {
-        /// Why the transport ended a transfer from one of its callbacks.
-        enum Abort {
-            case tooLarge(announced: Int64?)
-            case head(HeaderBlock.Violation)
-            case ended
-            /// The upload body could not be read (a file that shrank, a stream that failed).
-            case upload(NetworkError)
-            /// The kept-alive connection libcurl chose had bytes waiting before the request was sent.
-            case uncleanConnection
-        }
-
         let submission: CurlSubmission
         let rules: CurlTransferRules
         let easy: CurlEasyHandle
@@ -67,37 +56,20 @@
         private(set) var chain: RedirectChain
         private(set) var head: HeaderBlock
         private(set) var body = Data()
-        private(set) var abort: Abort?
+        /// Where the current hop is: its phase (waiting for a connection, sending, collecting the body, answered
+        /// early, streaming, aborted) and its attempt, as one value (``CurlHop``).
+        var hop: CurlHop
         private var headerList: UnsafeMutableRawPointer?
         /// Reads the current hop's upload body from its start (data, file, multipart).
         private var uploadReader: (any ChunkReader)?
         /// A streamed body's bytes joined since the last hand-over to its reader.
         private var pending: JoinedChunk
-        /// Whether the current hop is a GET without a body, upload, stream or fresh connection.
-        private var isPlainGET = false
-        /// How many times libcurl has sent the current hop's request (its pre-request callback's calls).
-        private var requestsSent = 0
-        /// Whether the current hop is sent again on a connection of its own, because the one libcurl reused for it
-        /// was unclean; that connection is closed (a transfer aborted by a callback never leaves its connection for
-        /// reuse).
-        private var opensFreshConnection = false
         /// The sockets libcurl opened for the current hop.
         private var openedSockets: [Int32] = []
-        /// Whether a streamed send's caller has the head: the body now goes to the stream, and the send's state has
-        /// ended (its deadline no longer applies).
-        private(set) var headDelivered = false
         /// The key of the current hop's host in its loop's ``CurlHostQueue``, set by ``configure()``.
         private(set) var queuedHost = ""
         /// Whether the current hop goes over TLS.
         private var isOverTLS = false
-        /// Whether the current hop waits in its loop's ``CurlHostQueue`` rather than run in libcurl.
-        var isWaitingForConnection = false
-        /// The body length that completes the current hop's response when its caller is answered as the last byte
-        /// arrives (see ``receiveBody(_:)``); `nil` when the caller waits for libcurl to finish the transfer.
-        private var completingLength: Int?
-        /// Whether the caller was answered as the body completed, before libcurl finished the transfer: the send
-        /// has left its loop then.
-        private(set) var answeredEarly = false
         /// The count of the loop's sends, which an early answer leaves (see ``CurlTransfers``).
         private let load: CurlLoad
 
@@ -122,6 +94,7 @@
             self.chain = RedirectChain(
                 original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = HeaderBlock(limit: rules.maximumHeaderSize)
+            self.hop = CurlHop(maximumResponseSize: rules.maximumResponseSize)
         }
 
         deinit {
@@ -134,8 +107,6 @@
         func configure() -> NetworkError? {
             head = HeaderBlock(limit: rules.maximumHeaderSize)
             body = Data()
-            completingLength = nil
-            abort = nil
             openedSockets = []
             if let headerList { nl_curl_slist_free_all(headerList) }
             headerList = nil
@@ -155,11 +126,10 @@
             // when a reused connection dies under a request. So a hop that libcurl sent more than once, or that
             // failed, leaves its handle to be reset. In a profile at 64 concurrent, resetting the handle and setting
             // the options again took about 2.5% of the CPU.
-            isPlainGET =
-                method == "GET" && (request.httpBody?.isEmpty ?? true) && submission.upload == nil
-                && submission.stream == nil && !opensFreshConnection
-            requestsSent = 0
-            if isPlainGET && easy.holdsPlainGETOptions {
+            hop.start(
+                plainGET: method == "GET" && (request.httpBody?.isEmpty ?? true) && submission.upload == nil
+                    && submission.stream == nil)
+            if hop.isPlainGET && easy.holdsPlainGETOptions {
                 easy.clearError()
             } else {
                 easy.reset()
@@ -211,7 +181,7 @@
             // unchecked.
             _ = nl_curl_easy_setopt_prereq(easy.pointer, curlCheckConnection)
             _ = nl_curl_easy_setopt_sockopt(easy.pointer, curlNoteSocket)
-            if opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
+            if hop.opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
             // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
             if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
             // Over TLS libcurl copies the request into its upload buffer (64 KiB by default), allocated for each
@@ -285,7 +255,7 @@
                 upload.progress?.restart(at: 0)
                 return 0
             } catch {
-                abort = .upload(error)
+                hop.abort(.upload(error))
                 return 1
             }
         }
@@ -326,7 +296,7 @@
         /// Whether nobody waits for the transfer any more: its caller was answered (before the head), or the reader
         /// of its streamed body is gone.
         private var isAbandoned: Bool {
-            if headDelivered, let stream = submission.stream { return stream.hasEnded }
+            if hop.hasDeliveredHead, let stream = submission.stream { return stream.hasEnded }
             return state.withLock { $0.hasEnded }
         }
 
@@ -335,7 +305,7 @@
         func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
             if let stream = submission.stream {
                 // The body of a redirect that is followed is not the response's.
-                guard headDelivered else { return isAbandoned ? abortEnded() : bytes.count }
+                guard hop.hasDeliveredHead else { return isAbandoned ? abortEnded() : bytes.count }
                 if stream.hasEnded { return abortEnded() }
                 // libcurl keeps the bytes of a paused callback and hands them over again.
                 if stream.isFull { return Int(NLCURL_WRITEFUNC_PAUSE) }
@@ -344,7 +314,7 @@
                 // the send) at the latest, so a small
                 // event never waits for more.
                 guard pending.append(bytes) else {
-                    abort = .tooLarge(announced: nil)
+                    hop.abort(.tooLarge(announced: nil))
                     return 0
                 }
                 if pending.count + Self.streamBufferSize > pending.capacity {
@@ -354,12 +324,12 @@
             }
             if isAbandoned { return abortEnded() }
             guard body.count + bytes.count <= rules.maximumResponseSize else {
-                abort = .tooLarge(announced: nil)
+                hop.abort(.tooLarge(announced: nil))
                 body = Data()
                 return 0
             }
             body.append(contentsOf: bytes)
-            if body.count == completingLength { answerEarly() }
+            if hop.bodyCollected(count: body.count) { answerEarly() }
             return bytes.count
         }
 
@@ -367,7 +337,7 @@
         /// an abort when the body cannot be read or the send ended.
         func sendBody(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
             if isAbandoned {
-                abort = .ended
+                hop.abort(.ended)
                 return Int(NLCURL_READFUNC_ABORT)
             }
             do throws(NetworkError) {
@@ -384,7 +354,7 @@
                 submission.upload?.progress?.add(count)
                 return count
             } catch {
-                abort = .upload(error)
+                hop.abort(.upload(error))
                 return Int(NLCURL_READFUNC_ABORT)
             }
         }
@@ -403,7 +373,7 @@
         var hasPending: Bool { pending.count > 0 }
 
         private func abortEnded() -> Int {
-            abort = .ended
+            hop.abort(.ended)
             return 0
         }
 
@@ -419,7 +389,7 @@
             do throws(HeaderBlock.Violation) {
                 try head.take(line)
             } catch {
-                abort = .head(error)
+                hop.abort(.head(error))
                 return 0
             }
             // Lines after the head are its trailers, counted against the limit by `take`.
@@ -428,35 +398,25 @@
             // A head that came over HTTP/2 or later lets the sends that wait for this host share its connection,
             // however long this transfer runs.
             if Self.multiplexes(head.httpVersion) { multiplexingNews.note(queuedHost) }
-            if submission.stream != nil {
-                if !headDelivered { deliverHead() }
+            let status = head.statusCode
+            let complete = CurlHop.CompleteHead(
+                statusCode: status, announcedLength: head.announcedLength,
+                isContentEncoded: head.value(ofField: "Content-Encoding") != nil,
+                answersHEAD: chain.current.httpMethod == "HEAD",
+                isFollowedRedirect: status.map {
+                    RedirectChain.isRedirect(
+                        status: $0, location: head.value(ofField: "Location"), policy: rules.redirectPolicy)
+                } ?? false)
+            // Under load the loop answers its callers at the end of each transfer (answering each one from its
+            // callback cost 64 concurrent requests about 5% of their rate, measured); while it holds one send, from
+            // the write callback as the body's last byte arrives, so requests one after another wait for neither.
+            switch hop.headCompleted(complete, streamed: submission.stream != nil, answersEarly: load.holdsOneSend) {
+            case .receiveBody: return line.count
+            case .deliverHead:
+                deliverHead()
                 return line.count
+            case .refuseBody: return 0
             }
-            // A body announced over the cap is refused before a byte of it is read (a HEAD reply has none).
-            if let length = head.announcedLength, length > Int64(rules.maximumResponseSize),
-                chain.current.httpMethod != "HEAD"
-            {
-                abort = .tooLarge(announced: length)
-                return 0
-            }
-            completingLength = lengthThatCompletes()
-            return line.count
-        }
-
-        /// The body length at which the caller of a plain GET, the loop's only send, is answered from the write
-        /// callback as the body's last byte arrives, rather than once libcurl has finished the transfer and the loop
-        /// has taken it out: requests one after another then wait for neither. Under load the loop answers its
-        /// callers at the end of each transfer, as before (answering each one from its callback cost 64 concurrent
-        /// requests about 5% of their rate, measured). Only a final response that announces its length, is no
-        /// redirect and is not content-coded (libcurl hands over the decoded bytes, whose count the length does not
-        /// give) is answered so; with a length, libcurl reads no byte past it into the body.
-        private func lengthThatCompletes() -> Int? {
-            guard isPlainGET, load.holdsOneSend,
-                let status = head.statusCode, !(300..<400).contains(status),
-                let length = head.announcedLength, length > 0, length <= Int64(rules.maximumResponseSize),
-                head.value(ofField: "Content-Encoding") == nil
-            else { return nil }
-            return Int(length)
         }
 
         /// Answers the caller with the complete body: the send leaves the loop first, so that the caller's next send
@@ -464,8 +424,6 @@
         /// answer: the send has ended).
         private func answerEarly() {
             guard let status = head.statusCode, let url = chain.current.url else { return }
-            completingLength = nil
-            answeredEarly = true
             load.leaveAnsweredEarly()
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
@@ -482,32 +440,27 @@
             head.statusCode == nil ? nil : Self.multiplexes(head.httpVersion)
         }
 
-        /// Answers a streamed send's caller with the head, unless it is a redirect the policy acts on.
+        /// Answers a streamed send's caller with the head (``CurlHop`` decided that it is no redirect to follow).
         private func deliverHead() {
             guard let status = head.statusCode, let url = chain.current.url else { return }
-            let location = head.value(ofField: "Location")
-            guard !RedirectChain.isRedirect(status: status, location: location, policy: rules.redirectPolicy) else {
-                return
-            }
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
-            headDelivered = true
             state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
         }
 
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
         /// bytes waiting that could be taken for the response.
         func checkConnection(_ endpoints: CurlConnections.Endpoints) -> Int32 {
-            requestsSent += 1
+            hop.sendRequest()
             var connects = 0
             _ = nl_curl_easy_getinfo_long(easy.pointer, Int32(NLCURLINFO_NUM_CONNECTS), &connects)
             if connects > 0 {
                 connections.noteOpened(endpoints, among: openedSockets)
                 return 0  // CURL_PREREQFUNC_OK
             }
-            guard !opensFreshConnection, let socket = connections.socket(for: endpoints) else { return 0 }
+            guard !hop.opensFreshConnection, let socket = connections.socket(for: endpoints) else { return 0 }
             guard CurlConnectionCheck.mayCarryRequest(easy, socket: socket, overTLS: isOverTLS) else {
-                abort = .uncleanConnection
+                hop.abort(.uncleanConnection)
                 return 1  // CURL_PREREQFUNC_ABORT
             }
             return 0
@@ -522,27 +475,26 @@
 
         /// What to do now that libcurl has finished the hop with `code`.
         func outcome(of code: CurlCode) -> CurlHopOutcome {
-            // libcurl calls the pre-request callback for each time it sends the request.
-            easy.holdsPlainGETOptions = isPlainGET && code == .ok && abort == nil && requestsSent == 1
-            if case .uncleanConnection = abort {
-                opensFreshConnection = true
-                return .retry
-            }
-            opensFreshConnection = false
-            if headDelivered {
-                if let abort { return .endBody(error(for: abort)) }
-                return .endBody(code == .ok ? nil : error(for: code))
-            }
-            if let abort { return .fail(error(for: abort)) }
-            guard code == .ok else { return .fail(error(for: code)) }
-            if head.statusCode != nil && !head.isComplete {
+            let (end, keepsOptions) = hop.finish(
+                code, statusArrived: head.statusCode != nil, headIsComplete: head.isComplete)
+            easy.holdsPlainGETOptions = keepsOptions
+            switch end {
+            case .retryOnFreshConnection: return .retry
+            case .streamEnded(let abort?, _): return .endBody(error(for: abort))
+            case .streamEnded(nil, let failed): return .endBody(failed ? error(for: code) : nil)
+            case .aborted(let abort): return .fail(error(for: abort))
+            case .failed: return .fail(error(for: code))
+            case .closedInsideHead:
                 // libcurl takes a close inside the header block for the end of a response without a body.
                 let error = URLError(
                     .networkConnectionLost, description: "the connection closed inside the response's header block",
                     url: chain.current.url)
                 return .fail(.transport(.connectionLost, underlyingError: error))
+            case .noResponse:
+                return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
+            case .response: break
             }
-            guard let status = head.statusCode, head.isComplete, let url = chain.current.url else {
+            guard let status = head.statusCode, let url = chain.current.url else {
                 return .fail(.transport(.badResponse, underlyingError: URLError(.badServerResponse)))
             }
             let location = head.value(ofField: "Location")
@@ -557,7 +509,7 @@
             }
         }
 
-        private func error(for abort: Abort) -> NetworkError {
+        private func error(for abort: CurlHop.Abort) -> NetworkError {
             switch abort {
             case .tooLarge(let announced):
                 ResponseSizeLimit.exceeded(rules.maximumResponseSize, announced: announced)
@@ -584,7 +536,7 @@
             if code.isTLS, let failure = TLSFailure(message: description) {
                 return failure.error(message: description, url: chain.current.url)
             }
-            if headDelivered && code == .outOfMemory {
+            if hop.hasDeliveredHead && code == .outOfMemory {
                 // While a streamed transfer is paused, libcurl keeps what one read inflates to, up to 64 MiB: a body
                 // that inflates faster than that (a compression bomb) ends here, typed, instead of growing.
                 return .transport(
