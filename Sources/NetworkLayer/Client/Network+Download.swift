@@ -8,6 +8,9 @@ public import Foundation
 extension Network {
     /// How many times one download sends its request: the first time, then after each drop or restart.
     static let downloadAttempts = 4
+    /// The wait before a download sends again after a drop: none before the first resume, then 0.5 s before the
+    /// second, doubling, at most 4 s, on ``clock``.
+    static let downloadResumeBackoff = ExponentialBackoff(base: 0.5, maximum: 4)
 
     /// Downloads a route's body into the file at `destination`, resuming after a dropped connection.
     ///
@@ -107,7 +110,15 @@ private struct Download {
     ) async throws(NetworkError) -> HTTPURLResponse {
         var dropped: NetworkError?
         do throws(NetworkError) {
-            for _ in 0..<Network.downloadAttempts {
+            for index in 0..<Network.downloadAttempts {
+                if index >= 2 {
+                    do {
+                        try await network.clock.sleep(
+                            Network.downloadResumeBackoff.delay(beforeAttempt: index - 1))
+                    } catch {
+                        throw NetworkError.cancelled
+                    }
+                }
                 switch try await attempt(request, options: options, on: network) {
                 case .complete(let response): return response
                 case .again(let error): dropped = error ?? dropped

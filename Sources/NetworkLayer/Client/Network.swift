@@ -22,6 +22,11 @@ public struct Network: Sendable {
     }
     /// The middleware and the transport as one chain, made again when either changes.
     private var chain: MiddlewareChain
+    /// The clock deadlines are measured on and backoffs (a stream's reconnection, a download's resume) wait on: the
+    /// system's, or a test's.
+    var clock = UptimeClock.system {
+        didSet { chain.clock = clock }
+    }
     /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
     public var decoder: ResponseDecoder
     /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
@@ -93,13 +98,16 @@ public struct Network: Sendable {
         acceptableStatusCodes = network.acceptableStatusCodes
         timeout = network.timeout
         idleTimeout = network.idleTimeout
+        clock = network.clock
         chain = MiddlewareChain(middleware: middleware, transport: transport)
+        chain.clock = clock
     }
 
     /// Tells each middleware that sends later (``OfflineQueue``) that it serves this network, so that it sends
     /// through the same transport and middleware.
     private mutating func attachMiddleware() {
         chain = MiddlewareChain(middleware: middleware, transport: transport)
+        chain.clock = clock
         for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
     }
 

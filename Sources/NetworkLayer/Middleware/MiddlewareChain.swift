@@ -114,9 +114,11 @@ struct MiddlewareChain: Sendable {
         var request = try RequestRules.check(request, uploading: context.upload)
         let remaining = context.timeRemaining
         guard remaining > 0 else { throw .deadlineExceeded(after: request.timeoutInterval, for: request) }
-        // Changing a shared URLRequest copies it on Linux: a deadline within a millisecond of the time left (a send
-        // without middleware, whose request was built with the network's timeout a moment ago) is left as it is.
-        if abs(request.timeoutInterval - remaining) > 0.001 { request.timeoutInterval = remaining }
+        // Changing a shared URLRequest copies it on Linux: a deadline that differs from the time left by less than
+        // the deadline monitor's resolution (a send without middleware, whose request was built with the network's
+        // timeout a moment ago, on a busy machine too) is left as it is: the monitor may fire that late anyway.
+        let tolerance = Double(DeadlineMonitor.resolution) / 1e9
+        if abs(request.timeoutInterval - remaining) > tolerance { request.timeoutInterval = remaining }
         do {
             return try await transport.exchange(checked: request, uploading: context.upload, into: context.streamSlot)
         } catch {

@@ -131,7 +131,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             }
             let delay = source.reconnect.delay(beforeAttempt: failures, serverRetry: parser.reconnectionTime)
             do {
-                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                try await source.network.clock.sleep(delay)
             } catch {
                 isFinished = true
                 throw NetworkError.cancelled

@@ -78,6 +78,23 @@ extension StreamingTests {
             #expect(received == 2)
         }
 
+        @Test func reconnectionsWaitTheirBackoffOnTheNetworksClock() async throws {
+            let mock = MockTransport()
+            mock.respond(
+                to: ChatRoute(),
+                with: [.events([Self.second]).droppingConnection(after: 50), .failure(URLError(.cannotConnectToHost))])
+            let slept = Locked<[Double]>([])
+            var network = Network(transport: mock)
+            network.clock = UptimeClock(nanoseconds: { 0 }, sleep: { seconds in slept.withLock { $0.append(seconds) } })
+            var received = 0
+            await #expect(throws: NetworkError.self) {
+                for try await _ in network.events(ChatRoute(), reconnect: .automatic) { received += 1 }
+            }
+            #expect(received == 1)
+            #expect(slept.withLock { $0 } == [3, 6, 12, 24, 48], "3 s without the server's retry, doubling")
+            #expect(mock.requests.count == 6, "the connection that opened and five reconnections")
+        }
+
         @Test func reconnectionsStopAfterThePolicysAttempts() async throws {
             let mock = MockTransport()
             mock.respond(

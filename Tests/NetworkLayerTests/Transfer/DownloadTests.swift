@@ -106,6 +106,20 @@ struct DownloadTests {
         #expect(try directory.names() == ["video.mp4"])
     }
 
+    @Test func resumesAfterTheFirstWaitTheirBackoffOnTheNetworksClock() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport(
+            defaultResponse: .download(Self.file, etag: Self.etag).droppingConnection(after: 70_000))
+        let slept = Locked<[Double]>([])
+        var network = Network(transport: mock)
+        network.clock = UptimeClock(nanoseconds: { 0 }, sleep: { seconds in slept.withLock { $0.append(seconds) } })
+        await #expect(throws: NetworkError.self) {
+            _ = try await network.download(FileRoute(), to: directory.destination)
+        }
+        #expect(mock.requests.count == Network.downloadAttempts)
+        #expect(slept.withLock { $0 } == [0.5, 1], "the first resume goes at once, the next ones back off")
+    }
+
     @Test func aResumablePartialStaysAfterTheLastDropAndTheNextCallContinuesIt() async throws {
         let directory = try DownloadDirectory()
         let mock = MockTransport(
