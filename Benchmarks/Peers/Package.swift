@@ -5,7 +5,7 @@
 //     swift run -c release --package-path Benchmarks/Peers networklayer-peers --url http://127.0.0.1:8088
 //
 // It depends on AsyncHTTPClient the ordinary way; on a machine without GitHub, point SwiftPM at local copies first
-// (see the README's Performance section).
+// (see Benchmarks/README.md).
 import PackageDescription
 
 let package = Package(
