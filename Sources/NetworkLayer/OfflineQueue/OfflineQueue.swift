@@ -48,9 +48,9 @@ public import Foundation
 ///   queued (its replay would go without it): its send fails with ``NetworkError/invalidRequest(_:reason:underlyingError:)``
 ///   before anything is sent; set the credential through middleware instead. The files are readable and writable
 ///   by their owner only.
-/// - The queue is a journal in `directory` (see the README): append-only records with a length and a checksum,
-///   flushed with `fsync` before the caller hears "queued". A record torn by a crash is ignored; those before it are
-///   never lost. The queue survives restarts: a new instance on the same directory finds what an old one queued.
+/// - The queue is a journal in `directory` (see the article Caching and the Offline Queue): append-only records
+///   with a length and a checksum, flushed with `fsync` before the caller hears "queued". A record torn by a crash
+///   is ignored; those before it are never lost. The queue survives restarts: a new instance on the same directory finds what an old one queued.
 /// - Replay runs oldest first: on ``flush()``, after any later request through this middleware succeeds, and on
 ///   Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`) delivers an entry; a `4xx` (or a
 ///   request that can no longer be built) moves it to the dead letters, which the app can read (``deadLetters()``)

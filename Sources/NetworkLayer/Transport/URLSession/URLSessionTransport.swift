@@ -173,7 +173,7 @@ public final class URLSessionTransport: Transport {
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         #if !canImport(FoundationNetworking)
-            // FoundationNetworking ignores this setting; see the README's Linux notes.
+            // FoundationNetworking ignores this setting; see the Linux Notes article.
             configuration.tlsMinimumSupportedProtocolVersion = .TLSv12
         #endif
         return configuration
@@ -235,8 +235,8 @@ public final class URLSessionTransport: Transport {
     ///
     /// Bytes and files go as they are, with their `Content-Length` (URLSession reads the file from disk); a
     /// multipart form and a stream go as a streamed body, read as URLSession sends it, with `Content-Length` when
-    /// their length is known and chunked otherwise (FoundationNetworking: always chunked, see the README's Linux
-    /// notes). A 307 or 308 re-sends a replayable body from its start and comes back as the response for a
+    /// their length is known and chunked otherwise (FoundationNetworking: always chunked, see
+    /// the article Linux Notes). A 307 or 308 re-sends a replayable body from its start and comes back as the response for a
     /// `.stream`. With a session of your own (``init(session:)``) the body is read into memory first.
     ///
     /// On Linux, FoundationNetworking reads a stream on the work queue all its sessions share: while a `.stream`'s
