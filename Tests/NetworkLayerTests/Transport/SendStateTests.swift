@@ -85,21 +85,33 @@ struct SendStateTests {
         #expect(!fixture.monitor.tick(), "the deadline watch was stopped when the send ended")
     }
 
-    @Test func theDeadlineEndsASendAndCancelsItsWork() async throws {
-        let fixture = DeadlineMonitorTests.Fixture()
-        let cancelled = Locked<[String]>([])
+    /// A send whose work (`work`) never finishes by itself, started in a task of its own on `fixture`'s clock;
+    /// returns once the work runs.
+    static func stuckSend(
+        _ work: String,
+        within seconds: Double,
+        on fixture: DeadlineMonitorTests.Fixture,
+        cancelled: Locked<[String]>
+    ) async throws -> Task<Int, any Error> {
         let started = Locked(false)
         let send = Task {
             try await State.perform(
-                Self.request, within: 2, in: fixture.monitor,
+                request, within: seconds, in: fixture.monitor,
                 cancel: { work in cancelled.withLock { $0.append(work) } },
                 start: { state in
-                    _ = state.withLock { $0.run("stuck transfer") }
+                    _ = state.withLock { $0.run(work) }
                     started.withLock { $0 = true }
                 })
         }
         for _ in 0..<1000 where !started.withLock({ $0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(started.withLock { $0 })
+        return send
+    }
+
+    @Test func theDeadlineEndsASendAndCancelsItsWork() async throws {
+        let fixture = DeadlineMonitorTests.Fixture()
+        let cancelled = Locked<[String]>([])
+        let send = try await Self.stuckSend("stuck transfer", within: 2, on: fixture, cancelled: cancelled)
         fixture.advance(seconds: 1.9)
         fixture.monitor.tick()
         #expect(cancelled.withLock { $0 }.isEmpty, "not before the deadline")
@@ -120,17 +132,7 @@ struct SendStateTests {
     @Test func cancellingTheCallerEndsTheSendAtOnceAndCancelsItsWork() async throws {
         let fixture = DeadlineMonitorTests.Fixture()
         let cancelled = Locked<[String]>([])
-        let started = Locked(false)
-        let send = Task {
-            try await State.perform(
-                Self.request, within: 60, in: fixture.monitor,
-                cancel: { work in cancelled.withLock { $0.append(work) } },
-                start: { state in
-                    _ = state.withLock { $0.run("slow transfer") }
-                    started.withLock { $0 = true }
-                })
-        }
-        for _ in 0..<1000 where !started.withLock({ $0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
+        let send = try await Self.stuckSend("slow transfer", within: 60, on: fixture, cancelled: cancelled)
         send.cancel()
         await #expect(throws: CancellationError.self) { try await send.value }
         #expect(cancelled.withLock { $0 } == ["slow transfer"])
