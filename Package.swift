@@ -11,15 +11,24 @@ let package = Package(
     name: "NetworkLayer",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
+        // Everything: the core and every add-on, behind one `import NetworkLayer`.
         .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
+        // Routes, `Network` and its send shapes, `NetworkError`, `Transport`, `URLSessionTransport`, middleware.
+        .library(name: "NetworkLayerCore", targets: ["NetworkLayerCore"]),
+        // The libcurl transport (Linux; empty elsewhere).
+        .library(name: "NetworkLayerCurl", targets: ["NetworkLayerCurl"]),
+        // MockTransport and its helpers, for your tests; needs the core only.
         .library(name: "NetworkLayerTesting", targets: ["NetworkLayerTesting"]),
         .executable(name: "networklayer-demo", targets: ["networklayer-demo"]),
     ],
     targets: [
         // libcurl's entry points, loaded at run time (Linux only; empty elsewhere): no headers, no link flag.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "NetworkLayer", dependencies: ["CCurl"], swiftSettings: swiftSettings),
-        .target(name: "NetworkLayerTesting", dependencies: ["NetworkLayer"], swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerCore", swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerCurl", dependencies: ["NetworkLayerCore", "CCurl"], swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayer", dependencies: ["NetworkLayerCore", "NetworkLayerCurl"], swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerTesting", dependencies: ["NetworkLayerCore"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "networklayer-demo",
             dependencies: ["NetworkLayer"],
@@ -45,7 +54,8 @@ let package = Package(
         .testTarget(
             name: "NetworkLayerTests",
             dependencies: [
-                "NetworkLayer", "NetworkLayerTesting", "HTTPTestServer", "TLSTestServer", "networklayer-journal-child",
+                "NetworkLayer", "NetworkLayerCore", "NetworkLayerCurl", "NetworkLayerTesting", "HTTPTestServer",
+                "TLSTestServer", "networklayer-journal-child",
                 "networklayer-proxy-child",
             ],
             resources: [.process("Resources")],

@@ -1,3 +1,3 @@
-// Tests that use MockTransport also use NetworkLayer's types; `import NetworkLayerTesting` brings them (and
+// Tests that use MockTransport also use the core's types; `import NetworkLayerTesting` brings them (and
 // Foundation's) along.
-@_exported public import NetworkLayer
+@_exported public import NetworkLayerCore

@@ -1,5 +1,5 @@
 public import Foundation
-public import NetworkLayer
+public import NetworkLayerCore
 
 #if canImport(FoundationNetworking)
     // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.

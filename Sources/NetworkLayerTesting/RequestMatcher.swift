@@ -1,5 +1,5 @@
 import Foundation
-import NetworkLayer
+import NetworkLayerCore
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.

@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {

@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// A middleware that writes what it sees into a shared log and can adapt the request or answer by itself.
 struct Recorder: Middleware {

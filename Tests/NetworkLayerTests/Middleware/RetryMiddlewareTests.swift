@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// Records the waits a retry middleware asks for instead of waiting.
 final class RecordingSleeper: Sendable {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("PathTransitions: a replay when the network comes back, not on every path update")
 struct PathTransitionsTests {

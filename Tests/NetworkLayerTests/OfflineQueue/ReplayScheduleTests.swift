@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("When an offline queue replays", .timeLimit(.minutes(2)))
 struct ReplayScheduleTests {

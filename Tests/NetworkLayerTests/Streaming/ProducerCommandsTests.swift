@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 extension StreamingTests {
     @Suite("ProducerCommands: pauses and resumes reach the producer in the order they were decided")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 extension StreamingTests {
     @Suite("ServerSentEventParser: the WHATWG event-stream rules")

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// Ways to cut one body into chunks, so that a parser's tests can assert that the cut never changes what it parses.
 enum StreamChunking {

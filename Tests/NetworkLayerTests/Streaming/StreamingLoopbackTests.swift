@@ -3,6 +3,8 @@ import HTTPTestServer
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// SHA-256 of bytes as they are written: they go to a file (as fast as the page cache takes them, so that the
 /// reader keeps up with a transport that cannot pause), which the system's `openssl` hashes at the end; a debug build

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("ExponentialBackoff: the one doubling wait of retries, reconnections and replays")
 struct ExponentialBackoffTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

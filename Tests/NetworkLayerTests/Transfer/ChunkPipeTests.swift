@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("A stream's chunks wait for the reader, with a bounded buffer")
 struct ChunkPipeTests {

@@ -4,6 +4,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 extension LoopbackIntegration {
     @Suite("Downloads over real TCP", .timeLimit(.minutes(3)))

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("DownloadResume: what a download does with each head and each drop")
 struct DownloadResumeTests {

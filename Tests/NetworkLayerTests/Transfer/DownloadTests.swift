@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// A route whose body is downloaded to a file, with options a test sets.
 struct FileRoute: URLRequestProtocol {

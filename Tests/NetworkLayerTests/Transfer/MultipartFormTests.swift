@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// A directory of files for one test, removed when the test ends.
 final class TemporaryFiles {

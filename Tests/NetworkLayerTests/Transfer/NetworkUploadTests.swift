@@ -3,6 +3,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// Chunks that an upload stream produces, in order.
 func chunkStream(_ chunks: [Data]) -> AsyncStream<Data> {

@@ -3,6 +3,8 @@ import HTTPTestServer
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// An output that takes at most `step` bytes a write, and refuses everything once it holds `refusesAfter` bytes.
 final class TrickleOutput: UploadStreamFeeder.ByteSink {

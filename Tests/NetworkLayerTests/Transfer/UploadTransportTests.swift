@@ -3,6 +3,8 @@ import HTTPTestServer
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 /// Chunks produced one by one, as a microphone would.
 struct ProducedChunks: AsyncSequence, Sendable {

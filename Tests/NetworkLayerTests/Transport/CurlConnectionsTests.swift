@@ -4,6 +4,8 @@
     import Testing
 
     @testable import NetworkLayer
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
 
     @Suite("CurlConnections: a reused connection's socket is found by its two ends, never a stale one")
     struct CurlConnectionsTests {

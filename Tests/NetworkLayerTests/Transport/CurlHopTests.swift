@@ -3,6 +3,8 @@
     import Testing
 
     @testable import NetworkLayer
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
 
     /// The decisions of a libcurl transfer's hop, made without libcurl: when its caller is answered, whether its
     /// handle keeps its options for the next hop, and how its end is reported.

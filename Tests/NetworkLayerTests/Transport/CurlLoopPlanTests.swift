@@ -1,6 +1,8 @@
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("CurlTransport's event loops, as values")
 struct CurlLoopPlanTests {

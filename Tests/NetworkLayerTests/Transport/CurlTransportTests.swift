@@ -6,6 +6,8 @@
     import Testing
 
     @testable import NetworkLayer
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
 
     @Suite("CurlTransport")
     struct CurlTransportTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("DeadlineMonitor: deadlines on the clock, not on the test's patience")
 struct DeadlineMonitorTests {

@@ -3,6 +3,8 @@
     import Testing
 
     @testable import NetworkLayer
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
 
     @Suite("HeaderBlock: the framing rules")
     struct ResponseHeadTests {

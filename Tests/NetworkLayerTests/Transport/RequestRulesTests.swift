@@ -4,6 +4,8 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
+@testable import NetworkLayerCore
+@testable import NetworkLayerCurl
 
 @Suite("RequestRules: one check for every send")
 struct RequestRulesTests {

@@ -1,0 +1,217 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// Sends routes through a ``Transport`` and turns the responses into typed values or a ``NetworkError``.
+///
+/// ```swift
+/// let network = Network(transport: URLSessionTransport())
+/// let user: User = try await network.send(UserRoute.getUser(id: 1))
+/// ```
+///
+/// `Network` is a value: copy it and change a property to get a variant, for example a decoder with a date strategy
+/// (`var staging = network; staging.decoder.dateDecodingStrategy = .iso8601` leaves `network` as it was). With the whole
+/// `NetworkLayer` product, `Network.default` is a shared instance on the platform's recommended transport, and every
+/// `send` also exists as a static call on it: `try await Network.send(UserRoute.getUser(id: 1))`.
+public struct Network: Sendable {
+    /// The transport requests go through.
+    public var transport: any Transport {
+        didSet { attachMiddleware() }
+    }
+    /// The middleware and the transport as one chain, made again when either changes.
+    private var chain: MiddlewareChain
+    /// The clock deadlines are measured on and backoffs (a stream's reconnection, a download's resume) wait on: the
+    /// system's, or a test's.
+    var clock = UptimeClock.system {
+        didSet { chain.clock = clock }
+    }
+    /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
+    public var decoder: ResponseDecoder
+    /// The status codes that count as success; any other status throws ``NetworkError/unacceptableStatus(_:headers:body:)``.
+    public var acceptableStatusCodes: Set<Int>
+    /// The overall deadline of each send in seconds, covering queueing, redirects, a slow body, and with middleware
+    /// every attempt, backoff and token refresh together. Defaults to 60.
+    ///
+    /// A send still unfinished then fails with ``NetworkError/transport(_:underlyingError:)`` and
+    /// ``NetworkError/TransportFailure/timedOut``. For one call, use ``withTimeout(_:)``. For a streamed body
+    /// (``stream(_:)``) it covers the time until the head arrives; then ``idleTimeout`` applies. For an upload
+    /// (``upload(_:from:progress:)``) it covers only the wait for the response after the last byte of a body of
+    /// known length; while the body moves, only ``idleTimeout`` can end it.
+    public var timeout: TimeInterval
+    /// What every request goes through on its way to the transport, in order: the first sees the request first and
+    /// the response last. See ``Middleware``.
+    public var middleware: [any Middleware] {
+        didSet { attachMiddleware() }
+    }
+    /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
+    /// ``APIEnvironment/asDeclared``.
+    public var environment: APIEnvironment
+    /// How long reading a streamed body (``stream(_:)``, ``events(_:reconnect:)``) may wait for the network, in
+    /// seconds, before it fails with ``NetworkError/TransportFailure/timedOut``. Defaults to 60. Only time spent
+    /// waiting for bytes counts, never the time your code takes with a chunk; a route can set its own
+    /// (``RequestOptions/idleTimeout``).
+    public var idleTimeout: TimeInterval = 60
+
+    /// Creates a network over a transport.
+    ///
+    /// ```swift
+    /// let network = Network(
+    ///     transport: URLSessionTransport(),
+    ///     middleware: [DefaultHeadersMiddleware(["X-API-Key": "k"]), RetryMiddleware(), LoggingMiddleware()]
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
+    ///   - middleware: What every request goes through, first to last. Defaults to none.
+    ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
+    ///   - decoder: How JSON bodies are decoded: `ResponseDecoder()`, or `ResponseDecoder(yourJSONDecoder)`.
+    ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
+    ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
+    public init(
+        transport: any Transport,
+        middleware: [any Middleware] = [],
+        environment: APIEnvironment = .asDeclared,
+        decoder: ResponseDecoder = ResponseDecoder(),
+        acceptableStatusCodes: Set<Int> = Set(200..<300),
+        timeout: TimeInterval = 60
+    ) {
+        self.transport = transport
+        self.middleware = middleware
+        self.environment = environment
+        self.decoder = decoder
+        self.acceptableStatusCodes = acceptableStatusCodes
+        self.timeout = timeout
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
+        attachMiddleware()
+    }
+
+    /// This network without `member` in its middleware: what a middleware that sends later (``OfflineQueue``)
+    /// sends through. Attaches nothing.
+    init(without member: some NetworkAttachedMiddleware, of network: Network) {
+        transport = network.transport
+        middleware = network.middleware.filter { ($0 as? any NetworkAttachedMiddleware) !== member }
+        environment = network.environment
+        decoder = network.decoder
+        acceptableStatusCodes = network.acceptableStatusCodes
+        timeout = network.timeout
+        idleTimeout = network.idleTimeout
+        clock = network.clock
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
+        chain.clock = clock
+    }
+
+    /// Tells each middleware that sends later (``OfflineQueue``) that it serves this network, so that it sends
+    /// through the same transport and middleware.
+    private mutating func attachMiddleware() {
+        chain = MiddlewareChain(middleware: middleware, transport: transport)
+        chain.clock = clock
+        for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
+    }
+
+    /// A copy of this network that sends ``Endpoint`` routes to `environment`.
+    ///
+    /// ```swift
+    /// let staging = network.withEnvironment(APIEnvironment("staging", baseURLs: [production: stagingURL]))
+    /// ```
+    public func withEnvironment(_ environment: APIEnvironment) -> Network {
+        var copy = self
+        copy.environment = environment
+        return copy
+    }
+
+    /// A copy of this network with another middleware list, for one call or a group of calls.
+    ///
+    /// ```swift
+    /// let logged = network.withMiddleware(network.middleware + [LoggingMiddleware()])
+    /// let user: User = try await logged.send(UserRoute.getUser(id: 1))
+    /// ```
+    public func withMiddleware(_ middleware: [any Middleware]) -> Network {
+        var copy = self
+        copy.middleware = middleware
+        return copy
+    }
+
+    /// A copy of this network with another deadline, for one call or a group of calls.
+    ///
+    /// ```swift
+    /// let report: Report = try await network.withTimeout(120).send(ReportRoute.yearly)
+    /// ```
+    public func withTimeout(_ seconds: TimeInterval) -> Network {
+        var copy = self
+        copy.timeout = seconds
+        return copy
+    }
+}
+
+// MARK: - The one implementation every shape wraps
+
+extension Network {
+    /// Sends a built request through the middleware and the transport, and checks the status; the single path to
+    /// the transport.
+    func response(
+        for request: URLRequest,
+        options: RequestOptions,
+        uploading upload: UploadBody? = nil
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
+        if Task.isCancelled { throw .cancelled }
+        let (data, response) = try await exchange(request, options: options, uploading: upload)
+        guard acceptableStatusCodes.contains(response.statusCode) else {
+            let headers = HeaderFields(try response.httpURLResponse().headerFields)
+            throw .unacceptableStatus(response.statusCode, headers: headers, body: data)
+        }
+        return (data, response)
+    }
+
+    /// Sends a request that is already built (an ``OfflineQueue`` replay) through the middleware and the transport,
+    /// without checking its status.
+    func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+        if Task.isCancelled { throw .cancelled }
+        let (data, response) = try await exchange(request, options: RequestOptions(), isReplay: true)
+        return (data, try response.httpURLResponse())
+    }
+
+    /// Sends through the middleware and the transport (``MiddlewareChain``, with or without middleware); a streamed
+    /// body goes into `slot`.
+    func exchange(
+        _ request: URLRequest,
+        options: RequestOptions,
+        isReplay: Bool = false,
+        streamingInto slot: StreamSlot? = nil,
+        uploading upload: UploadBody? = nil
+    ) async throws(NetworkError) -> (Data, ResponseHead) {
+        var chain = chain
+        chain.environment = environment
+        return try await chain.send(
+            request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot, uploading: upload)
+    }
+
+    /// Sends a built request and decodes the body as `T`.
+    func value<T: Decodable>(
+        _ type: T.Type,
+        for request: URLRequest,
+        options: RequestOptions
+    ) async throws(NetworkError) -> (T, ResponseHead) {
+        let (data, response) = try await response(for: request, options: options)
+        let value = try decode(type, from: data, statusCode: response.statusCode, method: request.httpMethod)
+        return (value, response)
+    }
+
+    /// Builds the request for a route, or returns why it cannot be sent.
+    func requestResult(for route: some URLRequestProtocol) -> Result<URLRequest, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try makeRequest(for: route))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Builds the request for a route with this network's deadline, set while the request is still uniquely owned
+    /// (changing a built `URLRequest` copies it on Linux).
+    func makeRequest(for route: some URLRequestProtocol) throws(NetworkError) -> URLRequest {
+        try RequestBuilder.makeURLRequest(for: route, timeout: timeout, environment: environment)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// What ``Network/upload(_:from:progress:)`` sends as the request body: bytes, a file, a multipart form, or a
+/// stream of chunks.
+///
+/// ```swift
+/// let video: Video = try await network.upload(UploadRoute.video, from: .file(clipURL))
+/// let ack: Ack = try await network.upload(UploadRoute.microphone, from: .stream(microphoneChunks))
+/// ```
+///
+/// - `.data`, `.file` and `.multipart` are replayable: a retry, a redirect or a token refresh sends them again from
+///   the start, with an exact `Content-Length`. Files are read from disk in chunks as they are sent.
+/// - `.stream` is one-shot: it is sent once, chunked unless you give its length; a 401, a 503 or a 307 that answers
+///   it is returned as is, never answered with a second request whose body would be empty or partial.
+public struct UploadBody: Sendable {
+    package enum Source: Sendable {
+        case data(Data)
+        case file(URL)
+        case multipart(MultipartForm)
+        case stream(OneShotChunks)
+    }
+
+    package let source: Source
+
+    /// Counts the bytes the transport takes, for the caller's progress; set by ``Network`` for one upload.
+    package var progress: ProgressReporter?
+
+    /// The bytes to send, as they are.
+    public static func data(_ data: Data) -> UploadBody {
+        UploadBody(source: .data(data))
+    }
+
+    /// A file to send, read from disk in chunks as it is sent; its length when the upload starts is the
+    /// `Content-Length`.
+    public static func file(_ url: URL) -> UploadBody {
+        UploadBody(source: .file(url))
+    }
+
+    /// A `multipart/form-data` form, streamed part by part (file parts from disk), with its `Content-Type` and
+    /// exact `Content-Length`.
+    public static func multipart(_ form: MultipartForm) -> UploadBody {
+        UploadBody(source: .multipart(form))
+    }
+
+    /// Chunks produced as the upload goes (a microphone, a pipe), sent once as they come.
+    ///
+    /// - Parameters:
+    ///   - chunks: The body, in order; an error it throws ends the upload with that error.
+    ///   - length: The exact number of bytes it will produce, if known: sent as `Content-Length` (and a stream that
+    ///     produces another number fails the upload); without it the body goes chunked.
+    public static func stream<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, length: Int64? = nil
+    ) -> UploadBody where Chunks.Element == Data {
+        UploadBody(source: .stream(OneShotChunks(chunks, length: length)))
+    }
+
+    /// Whether the body can be sent again from the start (data, file, multipart), so that a middleware may retry.
+    public var isReplayable: Bool {
+        if case .stream = source { return false }
+        return true
+    }
+
+    /// The `Content-Type` the body implies (a multipart form's, with its boundary), if any.
+    var impliedContentType: String? {
+        if case .multipart(let form) = source { return form.contentType }
+        return nil
+    }
+
+    /// The exact length, when it is known before sending; checks that a file can be read.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.
+    package func length() throws(NetworkError) -> Int64? {
+        switch source {
+        case .data(let data): return Int64(data.count)
+        case .file(let url): return try FileChunkReader.length(of: url)
+        case .multipart(let form): return try form.contentLength()
+        case .stream(let chunks): return chunks.length
+        }
+    }
+
+    /// A reader from the start for a body whose bytes are at hand; `nil` for a stream.
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.
+    package func makeReader(length: Int64?) throws(NetworkError) -> (any ChunkReader)? {
+        switch source {
+        case .data(let data): return DataChunkReader(data)
+        case .file(let url):
+            let known: Int64
+            if let length { known = length } else { known = try FileChunkReader.length(of: url) }
+            return try FileChunkReader(file: url, length: known)
+        case .multipart(let form): return try form.makeReader()
+        case .stream: return nil
+        }
+    }
+
+    /// The whole body in memory, for a transport that cannot stream a request body (a test transport's `send`).
+    ///
+    /// - Throws: ``NetworkError``: the body cannot be read, or a stream was already sent or failed.
+    func collect(counting progress: ProgressReporter? = nil) async throws(NetworkError) -> Data {
+        if case .stream(let chunks) = source {
+            let data = try await chunks.collect(counting: progress)
+            return data
+        }
+        guard let reader = try makeReader(length: try length()) else { return Data() }
+        // Each attempt (a retry, a token refresh) reads from the start: count from 0 again, or a second attempt
+        // would report twice the body's length.
+        progress?.restart(at: 0)
+        return try reader.readAll(counting: progress)
+    }
+
+    /// `request` with the whole body in `httpBody`, counted as sent.
+    ///
+    /// - Throws: ``NetworkError``.
+    func inMemory(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
+        var request = request
+        request.httpBody = try await collect(counting: progress)
+        return request
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    // HTTPURLResponse lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+/// Where one send of a transport is in its life: the caller waiting for it, the work running for it (a data task, a
+/// libcurl transfer), its deadline watch.
+///
+/// Whoever learns the outcome first ends the send: the work's completion, the caller's cancellation, the deadline,
+/// the size cap or an authentication challenge. Ending resumes the caller at once; the work, if it must stop, is
+/// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
+///
+/// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
+/// still in parts (``CurlTransport``, see ``ResponseHead``).
+package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
+    package typealias Continuation = CheckedContinuation<Reply, any Error>
+    package typealias Outcome = Result<Reply, any Error>
+
+    /// What ending a send leaves to do once the lock is released.
+    struct Ending {
+        let continuation: Continuation?
+        let outcome: Outcome
+        /// The work to cancel, if the send ended before its work did.
+        let work: Work?
+        let deadline: (id: Int, monitor: DeadlineMonitor)?
+    }
+
+    private var continuation: Continuation?
+    /// An outcome decided before the caller's continuation was attached (a cancellation that came first).
+    private var earlyOutcome: Outcome?
+    private var work: Work?
+    private var deadline: (id: Int, monitor: DeadlineMonitor)?
+    /// Whether the send has ended; nothing about it changes afterwards.
+    package private(set) var hasEnded = false
+
+    /// Attaches the caller; returns the outcome to resume it with at once if the send already ended.
+    mutating func attach(_ continuation: Continuation) -> Outcome? {
+        guard !hasEnded else { return earlyOutcome ?? .failure(CancellationError()) }
+        self.continuation = continuation
+        return nil
+    }
+
+    /// Records the work now running for the send (the first, or the next hop of a redirect chain); returns false
+    /// if the send already ended, in which case the work must not start.
+    package mutating func run(_ work: Work) -> Bool {
+        guard !hasEnded else { return false }
+        self.work = work
+        return true
+    }
+
+    /// Keeps the deadline watch so that ending can stop it; returns false if the send already ended, in which case
+    /// the caller stops the watch itself.
+    mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
+        guard !hasEnded else { return false }
+        deadline = (id, monitor)
+        return true
+    }
+
+    /// Ends the send with `outcome`, unless it already ended.
+    ///
+    /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
+    ///   cancelling.
+    mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
+        guard !hasEnded else { return nil }
+        hasEnded = true
+        defer {
+            continuation = nil
+            work = nil
+            deadline = nil
+        }
+        if continuation == nil { earlyOutcome = outcome }
+        return Ending(
+            continuation: continuation, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
+    }
+}
+
+extension Locked {
+    /// Ends the send with `outcome` unless it already ended: stops its deadline watch, resumes the caller now, and
+    /// hands the work, unless it finished by itself, to `cancel`.
+    package func end<Work, Reply>(
+        with outcome: SendState<Work, Reply>.Outcome,
+        workFinished: Bool = false,
+        cancel: (Work) -> Void
+    ) where Value == SendState<Work, Reply> {
+        guard let ending = withLock({ $0.end(with: outcome, workFinished: workFinished) }) else { return }
+        if let deadline = ending.deadline { deadline.monitor.cancel(deadline.id) }
+        ending.continuation?.resume(with: ending.outcome)
+        if let work = ending.work { cancel(work) }
+    }
+}
+
+extension Locked {
+    /// Ends the send with the deadline error for `request` once `seconds` have passed, counting from now, and hands
+    /// its work, if still running, to `cancel`.
+    func watchDeadline<Work, Reply>(
+        of request: URLRequest,
+        within seconds: Double,
+        in monitor: DeadlineMonitor,
+        cancel: @escaping @Sendable (Work) -> Void
+    ) where Value == SendState<Work, Reply> {
+        let watch = monitor.watch(seconds: seconds) {
+            self.end(with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
+        }
+        if !withLock({ $0.watch(watch, in: monitor) }) { monitor.cancel(watch) }
+    }
+}
+
+extension SendState {
+    /// Runs one send from start to end: attaches the caller, watches the deadline, lets `start` begin the work, and
+    /// ends the send with `CancellationError` when the caller's task is cancelled. Every transport and the overall
+    /// deadline of ``Network`` send through it.
+    ///
+    /// - Parameters:
+    ///   - request: The request, for the deadline error.
+    ///   - seconds: The deadline, from now.
+    ///   - monitor: The monitor that watches the deadline.
+    ///   - cancel: Stops work that is still running when the send ends without it; called outside the lock.
+    ///   - start: Begins the work and records it with ``run(_:)``; called once, unless the send already ended.
+    package static func perform(
+        _ request: URLRequest,
+        within seconds: Double,
+        in monitor: DeadlineMonitor,
+        cancel: @escaping @Sendable (Work) -> Void,
+        start: (Locked<SendState>) -> Void
+    ) async throws -> Reply {
+        let state = Locked(SendState())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if let outcome = state.withLock({ $0.attach(continuation) }) {
+                    return continuation.resume(with: outcome)
+                }
+                state.watchDeadline(of: request, within: seconds, in: monitor, cancel: cancel)
+                start(state)
+            }
+        } onCancel: {
+            state.end(with: .failure(CancellationError()), cancel: cancel)
+        }
+    }
+}

@@ -1,0 +1,517 @@
+#if os(Linux)
+    import NetworkLayerCore
+    import CCurl
+    import Foundation
+    import Synchronization
+
+    /// A loop's poller (its epoll set and wake-up), which any thread may wake.
+    ///
+    /// Why `@unchecked Sendable` is sound: the pointer is set once; waking (an eventfd write) and waiting (an
+    /// `epoll_wait`) are system calls that any thread may make at any time; and it is freed in the deinit of the loop's
+    /// ``CurlTransfers``, which runs only after the loop's thread has returned (the thread holds the loop) and after
+    /// every closure that could wake it has been released (they hold the loop too).
+    struct CurlPoller: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// How many sends a loop runs or has yet to start, counted by callers and by whoever drives the loop; how many of
+    /// them their callers started, and how many were answered as their bodies completed.
+    final class CurlLoad: Sendable {
+        let sends = Atomic<Int>(0)
+        let startedByCallers = Atomic<Int>(0)
+        let answeredEarly = Atomic<Int>(0)
+        /// How many turns the loop's thread has taken, for tests (a loop that spins takes thousands a second).
+        let turns = Atomic<Int>(0)
+
+        /// Whether one send, and no other, runs on the loop or waits for it.
+        var holdsOneSend: Bool { sends.load(ordering: .relaxed) == 1 }
+
+        /// Counts a send out of the loop.
+        func leave() {
+            sends.subtract(1, ordering: .relaxed)
+        }
+
+        /// Counts a send out of the loop whose caller was answered as its body completed.
+        func leaveAnsweredEarly() {
+            answeredEarly.add(1, ordering: .relaxed)
+            leave()
+        }
+    }
+
+    /// The right to drive one loop's multi handle: whoever holds it (the loop's thread during a turn, or a caller
+    /// that found the loop waiting) is the only one to call libcurl with the loop's handles, and the only one to
+    /// touch its transfers.
+    ///
+    /// Why `@unchecked Sendable` is sound: `transfers` is reached only through ``drive(_:)`` and
+    /// ``driveIfFree(_:)``, between `lock()` and `unlock()` of the one lock, so no two threads ever touch it (or
+    /// libcurl's handles it owns) at once, and each holder sees what the one before wrote. Its `deinit` frees the
+    /// multi handle without the lock: it runs only once nothing can reach the driver any more.
+    final class CurlDriver: @unchecked Sendable {
+        private let lock = NSLock()
+        private let transfers: CurlTransfers
+
+        init(_ transfers: CurlTransfers) {
+            self.transfers = transfers
+        }
+
+        /// Runs `body` with the transfers, waiting for the lock.
+        func drive<Result>(_ body: (CurlTransfers) -> Result) -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(transfers)
+        }
+
+        /// Runs `body` with the transfers if nobody drives the loop now; nil, without waiting, if somebody does.
+        func driveIfFree<Result>(_ body: (CurlTransfers) -> Result) -> Result? {
+            guard lock.try() else { return nil }
+            defer { lock.unlock() }
+            return body(transfers)
+        }
+    }
+
+    /// One thread that drives the transfers handed to it with a libcurl multi handle, its own connections and its own
+    /// easy handles; a ``CurlTransport`` has ``CurlTransport/threadCount`` of them.
+    ///
+    /// The loop uses libcurl's socket interface on an epoll set of its own, so that its thread need not be the one
+    /// to start a transfer. A caller whose send is the loop's only one (and no upload, with libcurl resolving names
+    /// asynchronously: see ``CurlLoopPlan/callerStartsSend(sendsAlreadyOnLoop:uploads:resolvesAsynchronously:)``),
+    /// and finds the loop waiting, starts the send itself: the request leaves from the caller's thread, its socket joins the set the
+    /// loop waits on, and on a kept-alive connection the loop wakes only when the response arrives (before, every
+    /// send woke the loop to start it: one more hand-off and context switch per request). Other sends go into the
+    /// inbox, which the loop takes at its next turn (and wakes it, when it waits). Cancellations and resumptions always go through the inbox and take effect at the
+    /// loop's next turn, which removes the transfer from libcurl at once.
+    final class CurlEventLoop: Sendable {
+        private let driver: CurlDriver
+        private let poller: CurlPoller
+        private let inbox = Locked(CurlInbox<CurlSubmission>())
+        /// The sends handed to this loop that have not left it yet, for the transport to choose the least busy loop.
+        private let counted: CurlLoad
+        /// Whether a caller may start its own send: only when libcurl resolves names without blocking, since a
+        /// caller's thread is one of Swift's cooperative threads.
+        private let callersMayDrive = CurlLibrary.resolvesAsynchronously
+
+        /// Makes the multi handle and its poller, and starts the thread.
+        init(rules: CurlTransferRules, maximumConnectionsPerHost: Int) throws(CurlTransport.Unavailable) {
+            guard let multi = nl_curl_multi_init() else {
+                throw CurlTransport.Unavailable(reason: "curl_multi_init failed")
+            }
+            guard let poller = nl_curl_poller_create(multi) else {
+                _ = nl_curl_multi_cleanup(multi)
+                throw CurlTransport.Unavailable(reason: "the event loop's epoll set could not be made")
+            }
+            _ = nl_curl_multi_setopt_long(multi, Int32(NLCURLMOPT_PIPELINING), NLCURLPIPE_MULTIPLEX)
+            _ = nl_curl_multi_setopt_long(
+                multi, Int32(NLCURLMOPT_MAX_HOST_CONNECTIONS), max(1, maximumConnectionsPerHost))
+            _ = nl_curl_multi_setopt_long(
+                multi, Int32(NLCURLMOPT_MAXCONNECTS), max(16, maximumConnectionsPerHost * 4))
+            let counted = CurlLoad()
+            self.counted = counted
+            self.poller = CurlPoller(pointer: poller)
+            driver = CurlDriver(
+                CurlTransfers(
+                    multi: multi, poller: poller, rules: rules, connectionsPerHost: max(1, maximumConnectionsPerHost),
+                    load: counted))
+            let thread = Thread { [self] in run() }
+            thread.name = "NetworkLayer.CurlTransport"
+            thread.start()
+        }
+
+        /// How many sends this loop runs or has yet to start.
+        var load: Int { counted.sends.load(ordering: .relaxed) }
+
+        /// Hands a send to the loop, or starts it on the caller's thread when it is the loop's only send and the loop
+        /// waits. Under load the loop's thread starts every send: callers that drove a busy loop would take turns
+        /// with it for the lock (measured at 64 concurrent requests: up to a quarter fewer a second).
+        func submit(_ submission: CurlSubmission) {
+            let others = counted.sends.add(1, ordering: .relaxed).oldValue
+            if CurlLoopPlan.callerStartsSend(
+                sendsAlreadyOnLoop: others, uploads: submission.upload != nil,
+                resolvesAsynchronously: callersMayDrive),
+                driver.driveIfFree({ $0.startNow(submission) }) == true
+            {
+                counted.startedByCallers.add(1, ordering: .relaxed)
+                return
+            }
+            hand(.submit(submission))
+        }
+
+        /// How many sends their callers started, for tests.
+        var sendsStartedByCallers: Int { counted.startedByCallers.load(ordering: .relaxed) }
+
+        /// How many turns the loop's thread has taken, for tests.
+        var turns: Int { counted.turns.load(ordering: .relaxed) }
+
+        /// How many sends were answered as their bodies completed, for tests.
+        var sendsAnsweredEarly: Int { counted.answeredEarly.load(ordering: .relaxed) }
+
+        /// Asks the loop to go on with a streamed transfer it paused because its reader was behind.
+        func resume(_ id: Int) {
+            hand(.resume(id))
+        }
+
+        /// Asks the loop to drop a send whose caller has already been answered.
+        func cancel(_ id: Int) {
+            hand(.cancel(id))
+        }
+
+        /// Stops the thread after it has removed every transfer and freed every easy handle.
+        func shutDown() {
+            hand(.stop)
+        }
+
+        /// Adds to the inbox, and wakes the loop if it waits.
+        private func hand(_ item: CurlInbox<CurlSubmission>.Item) {
+            if inbox.withLock({ $0.add(item) }) { nl_curl_poller_wake(poller.pointer) }
+        }
+
+        /// The loop thread's body: a turn with the driver's lock, then a wait without it.
+        private func run() {
+            let capacity = 64
+            var sockets = [Int32](repeating: 0, count: capacity)
+            var actions = [Int32](repeating: 0, count: capacity)
+            var ready = 0
+            while true {
+                counted.turns.add(1, ordering: .relaxed)
+                let timeout: Int32? = driver.drive { transfers in
+                    for index in 0..<ready { transfers.act(on: sockets[index], actions[index]) }
+                    let batch = inbox.withLock { $0.take() }
+                    if batch.isStopping {
+                        transfers.removeAll()
+                        return nil
+                    }
+                    for submission in batch.submissions { transfers.start(submission) }
+                    for id in batch.cancellations { transfers.drop(id) }
+                    for id in batch.resumptions { transfers.resume(id) }
+                    transfers.settle()
+                    // Work that arrived during the turn is taken at once; otherwise the next hand-over wakes the wait.
+                    guard inbox.withLock({ $0.prepareToWait() }) else { return 0 }
+                    return transfers.prepareToWait()
+                }
+                guard let timeout else { return }
+                ready = Int(max(0, nl_curl_poller_wait(poller.pointer, timeout, &sockets, &actions, Int32(capacity))))
+                inbox.withLock { $0.endWait() }
+            }
+        }
+    }
+
+    /// A loop's multi handle, its transfers in flight and its idle easy handles, touched only by whoever drives the
+    /// loop (``CurlDriver``).
+    final class CurlTransfers {
+        private let multi: UnsafeMutableRawPointer
+        private let poller: OpaquePointer
+        private let rules: CurlTransferRules
+        /// The trusted authorities' PEM blob, copied once here for every transfer to point at (a copy per transfer
+        /// would cost one allocation and copy of the blob per request, the whole system bundle when it is in it);
+        /// freed after every easy handle, in `deinit`.
+        private let authorities: UnsafeMutableRawBufferPointer?
+        private var byID: [Int: CurlTransfer] = [:]
+        private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
+        private var idle: [CurlEasyHandle] = []
+        private let connections: CurlConnections
+        private let multiplexingNews = CurlMultiplexingNews()
+        /// The sends that wait for a connection to their host, so that libcurl never keeps them waiting itself.
+        private var hostQueue: CurlHostQueue<Int>
+        /// Sends the host queue let go that have yet to be handed to libcurl, and whether they are being handed now
+        /// (a hand-over that fails lets others go: they join the list rather than nest).
+        private var admitted: [Int] = []
+        private var isHandingAdmitted = false
+        /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
+        private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
+        /// The loop's count of sends, which every send leaves once: ended, answered as its body completed, dropped,
+        /// or never started.
+        private let load: CurlLoad
+        /// When the loop's current wait ends by itself, in `DispatchTime` nanoseconds; set before each wait.
+        private var waitEnds: UInt64 = 0
+        /// Whether the loop has stopped: its transfers are removed and it takes no more.
+        private var isStopped = false
+        /// How many idle easy handles are kept for reuse.
+        private static let idleLimit = 32
+        /// The longest wait, in milliseconds, when libcurl has no timer set.
+        private static let longestWait: Int32 = 1000
+        /// How many times one turn lets libcurl run its due timers and start follow-up hops.
+        private static let settleLimit = 16
+
+        init(
+            multi: UnsafeMutableRawPointer, poller: OpaquePointer, rules: CurlTransferRules,
+            connectionsPerHost: Int, load: CurlLoad
+        ) {
+            self.multi = multi
+            self.hostQueue = CurlHostQueue(connectionsPerHost: connectionsPerHost)
+            self.poller = poller
+            self.rules = rules
+            self.load = load
+            connections = CurlConnections { socket in
+                let serial = nl_curl_poller_socket_serial(poller, socket)
+                return serial == 0 ? nil : UInt64(serial)
+            }
+            if case .blob(let pem, _) = rules.trustedCertificates {
+                let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
+                bytes.copyBytes(from: pem)
+                authorities = bytes
+            } else {
+                authorities = nil
+            }
+        }
+
+        /// Runs after the loop's thread returned from ``removeAll()``: frees the multi handle, then its poller (which
+        /// libcurl may still tell about sockets as it closes them), then the blob every easy handle pointed at.
+        deinit {
+            _ = nl_curl_multi_cleanup(multi)
+            nl_curl_poller_free(poller)
+            authorities?.deallocate()
+        }
+
+        /// Counts a transfer's send out of the loop, unless it left as its caller was answered early.
+        private func sendLeft(of transfer: CurlTransfer) {
+            if !transfer.hop.wasAnsweredEarly { load.leave() }
+        }
+
+        /// Lets libcurl act on a socket the poller found ready, or on its timer (`NLCURL_SOCKET_TIMEOUT`).
+        func act(on socket: Int32, _ actions: Int32) {
+            _ = nl_curl_poller_act(poller, socket, actions)
+        }
+
+        /// Runs libcurl's due timers (a transfer just added is due at once), hands streamed bodies what arrived, and
+        /// ends or follows up every finished transfer, until nothing more is due (bounded: what is left is due at
+        /// the next turn, which then does not wait).
+        func settle() {
+            for _ in 0..<Self.settleLimit {
+                var due = 0
+                while due < Self.settleLimit, nl_curl_multi_timeout(multi) == 0 {
+                    act(on: NLCURL_SOCKET_TIMEOUT, 0)
+                    due += 1
+                }
+                failUnwatched()
+                flushPending()
+                let learned = learnMultiplexing()
+                guard collectFinished() || learned else { return }
+            }
+        }
+
+        /// How long the loop may wait, in milliseconds: until libcurl's next timer, at most ``longestWait``; noted,
+        /// so that a caller that starts a transfer while the loop waits knows whether to wake it.
+        func prepareToWait() -> Int32 {
+            let timeout = CurlLoopPlan.wait(forTimer: nl_curl_multi_timeout(multi), longest: Self.longestWait)
+            waitEnds = DispatchTime.now().uptimeNanoseconds + UInt64(timeout) * 1_000_000
+            return timeout
+        }
+
+        /// Starts a send on the caller's thread while the loop waits; returns false, having done nothing, when the
+        /// loop has stopped. The send's socket joins the set the loop waits on; the loop is woken only if libcurl
+        /// now wants its timer before the wait would end.
+        func startNow(_ submission: CurlSubmission) -> Bool {
+            guard !isStopped else { return false }
+            start(submission)
+            settle()
+            let timer = nl_curl_multi_timeout(multi)
+            if CurlLoopPlan.mustWake(forTimer: timer, now: DispatchTime.now().uptimeNanoseconds, waitEnds: waitEnds) {
+                nl_curl_poller_wake(poller)
+            }
+            return true
+        }
+
+        /// Starts a send unless it ended while it waited in the inbox.
+        func start(_ submission: CurlSubmission) {
+            guard !submission.state.withLock({ $0.hasEnded }) else { return load.leave() }
+            guard let easy = idle.popLast() ?? CurlEasyHandle() else {
+                load.leave()
+                let error = NetworkError.transport(
+                    .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
+                return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            }
+            begin(
+                CurlTransfer(
+                    submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
+                    connections: connections, multiplexingNews: multiplexingNews, chunkBuffers: chunkBuffers,
+                    load: load))
+        }
+
+        /// Sets up the transfer's current hop and hands it to libcurl, or to the host queue while libcurl runs as
+        /// many sends to its host as the loop may open connections to it.
+        private func begin(_ transfer: CurlTransfer) {
+            if let error = transfer.configure() {
+                recycle(transfer)
+                return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            }
+            let id = transfer.submission.id
+            byID[id] = transfer
+            idByHandle[transfer.easy.pointer] = id
+            if hostQueue.admit(id, to: transfer.queuedHost) {
+                run(transfer)
+            } else {
+                transfer.hop.waitForConnection()
+            }
+        }
+
+        /// Hands a configured hop to libcurl.
+        private func run(_ transfer: CurlTransfer) {
+            transfer.hop.leaveHostQueue()
+            _ = nl_curl_easy_open_sockets_through(transfer.easy.pointer, poller)
+            let code = nl_curl_multi_add_handle(multi, transfer.easy.pointer)
+            if code != 0 { fail(transfer, because: "curl_multi_add_handle failed (CURLMcode \(code))") }
+        }
+
+        /// Takes a hop out of libcurl, or out of the host queue, and hands libcurl the sends to its host that may go
+        /// now; returns whether it started any.
+        @discardableResult
+        private func remove(_ transfer: CurlTransfer) -> Bool {
+            if transfer.hop.isWaitingForConnection {
+                transfer.hop.leaveHostQueue()
+                _ = hostQueue.withdraw(transfer.submission.id, from: transfer.queuedHost)
+                return false
+            }
+            _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+            return handOver(hostQueue.leave(transfer.queuedHost, multiplexes: transfer.replyMultiplexes))
+        }
+
+        /// Lets the sends that wait for hosts whose replies came over HTTP/2 during this turn share their connection;
+        /// returns whether it started any.
+        private func learnMultiplexing() -> Bool {
+            var started = false
+            for host in multiplexingNews.take() where handOver(hostQueue.learnMultiplexing(of: host)) {
+                started = true
+            }
+            return started
+        }
+
+        /// Hands libcurl the sends the host queue let go (counted as running there); returns whether there were
+        /// any. A send that ended while it waited (its cancellation still on its way in the inbox) is not sent: its
+        /// turn goes to the next one. Hand-overs that let others go (a failed one) add them to the list rather than
+        /// nest.
+        private func handOver(_ next: [Int]) -> Bool {
+            guard !next.isEmpty else { return false }
+            admit(next)
+            guard !isHandingAdmitted else { return true }
+            isHandingAdmitted = true
+            var index = 0
+            while index < admitted.count {
+                if let transfer = byID[admitted[index]] {
+                    if transfer.state.withLock({ $0.hasEnded }) {
+                        admit(hostQueue.leave(transfer.queuedHost, multiplexes: nil))
+                        recycle(transfer)
+                    } else {
+                        run(transfer)
+                    }
+                }
+                index += 1
+            }
+            admitted = []
+            isHandingAdmitted = false
+            return true
+        }
+
+        /// Notes sends the host queue let go as no longer waiting (a removal before their hand-over then counts them
+        /// as running) and lists them for the hand-over.
+        private func admit(_ ids: [Int]) {
+            for id in ids { byID[id]?.hop.leaveHostQueue() }
+            admitted += ids
+        }
+
+        /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
+        private func fail(_ transfer: CurlTransfer, because reason: String) {
+            remove(transfer)
+            transfer.flushPending()
+            recycle(transfer)
+            let error = NetworkError.transport(.other, underlyingError: URLError(.unknown, description: reason))
+            transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            transfer.submission.stream?.fail(error)
+        }
+
+        /// Fails every transfer one of whose sockets the poller could not watch: nothing would ever wake it (and
+        /// every transfer, when more failed than the poller could note: the system is out of resources).
+        private func failUnwatched() {
+            let reason = "the event loop could not watch the transfer's socket (epoll_ctl failed)"
+            while let handle = nl_curl_poller_next_unwatched(poller) {
+                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                fail(transfer, because: reason)
+            }
+            if nl_curl_poller_take_overflow(poller) != 0 {
+                // Failing one can start, and fail, a waiting one: each is failed only while it is still there.
+                for transfer in Array(byID.values) where byID[transfer.submission.id] === transfer {
+                    fail(transfer, because: reason)
+                }
+            }
+        }
+
+        /// Lets a paused streamed transfer deliver again (libcurl first hands over the bytes it kept).
+        func resume(_ id: Int) {
+            guard let transfer = byID[id] else { return }
+            _ = nl_curl_easy_pause(transfer.easy.pointer, NLCURLPAUSE_CONT)
+        }
+
+        /// Removes a send's transfer at once; its caller has already been answered.
+        func drop(_ id: Int) {
+            guard let transfer = byID[id] else { return }
+            remove(transfer)
+            recycle(transfer)
+        }
+
+        /// Ends, or sends the next hop of, every transfer libcurl has finished; returns whether a hop was started,
+        /// in which case libcurl should run again before the loop waits.
+        private func collectFinished() -> Bool {
+            var startedHop = false
+            var code: Int32 = 0
+            while let handle = nl_curl_multi_next_done(multi, &code) {
+                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                if remove(transfer) { startedHop = true }
+                switch transfer.outcome(of: CurlCode(rawValue: code)) {
+                case .follow where transfer.state.withLock({ $0.run(id) }),
+                    .retry where transfer.state.withLock({ $0.run(id) }):
+                    begin(transfer)
+                    startedHop = true
+                case .follow, .retry:
+                    recycle(transfer)
+                case .deliver(let data, let response):
+                    recycle(transfer)
+                    transfer.state.end(with: .success((data, response)), workFinished: true, cancel: { _ in })
+                case .fail(let error):
+                    recycle(transfer)
+                    transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                case .endBody(let error):
+                    transfer.flushPending()
+                    recycle(transfer)
+                    if let error {
+                        transfer.submission.stream?.fail(error)
+                    } else {
+                        transfer.submission.stream?.finish()
+                    }
+                }
+            }
+            return startedHop
+        }
+
+        /// Hands every streamed body the bytes joined during this turn.
+        private func flushPending() {
+            for transfer in byID.values where transfer.hasPending { transfer.flushPending() }
+        }
+
+        /// Forgets a transfer that libcurl no longer runs and keeps its easy handle for the next one.
+        private func recycle(_ transfer: CurlTransfer) {
+            let id = transfer.submission.id
+            if byID[id] === transfer { byID[id] = nil }
+            idByHandle[transfer.easy.pointer] = nil
+            sendLeft(of: transfer)
+            if idle.count < Self.idleLimit {
+                idle.append(transfer.easy)
+            } else {
+                transfer.easy.cleanUp()
+            }
+        }
+
+        /// Removes every transfer (their callers are cancelled) and frees every easy handle; the loop takes no more.
+        func removeAll() {
+            isStopped = true
+            for transfer in byID.values {
+                _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
+                transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
+                transfer.submission.stream?.fail(.cancelled)
+                transfer.easy.cleanUp()
+                sendLeft(of: transfer)
+            }
+            byID = [:]
+            idByHandle = [:]
+            for easy in idle { easy.cleanUp() }
+            idle = []
+        }
+    }
+#endif

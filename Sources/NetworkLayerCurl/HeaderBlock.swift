@@ -1,0 +1,129 @@
+import NetworkLayerCore
+
+/// The header block of a response as libcurl hands it over, one line at a time, checked more strictly than libcurl
+/// checks it.
+///
+/// libcurl takes `Content-Length: 12abc` as 12, lets the last of two different `Content-Length` headers win, and
+/// accepts `Transfer-Encoding` next to `Content-Length`; any of these lets a response be read with framing other
+/// than the server's (or a proxy's) and is refused here. Header lines, 1xx interim responses and trailers all count
+/// against one size limit, so that endless headers or trailers end the transfer.
+struct HeaderBlock {
+    /// Why a header block is refused.
+    enum Violation: Error, Equatable, CustomStringConvertible {
+        case tooLarge(limit: Int)
+        case malformedContentLength(String)
+        case conflictingContentLengths(String, String)
+        case lengthWithTransferEncoding
+        case malformedLine
+
+        var description: String {
+            switch self {
+            case .tooLarge(let limit): "the response's header block exceeds the \(limit)-byte limit"
+            case .malformedContentLength(let value): "malformed Content-Length \"\(value)\""
+            case .conflictingContentLengths(let first, let second):
+                "two different Content-Length headers (\(first) and \(second))"
+            case .lengthWithTransferEncoding: "both Transfer-Encoding and Content-Length"
+            case .malformedLine: "a header line without a colon"
+            }
+        }
+    }
+
+    let limit: Int
+    private(set) var bytes = 0
+    /// The status of the final (non-1xx) response, once its status line has arrived.
+    private(set) var statusCode: Int?
+    /// The HTTP version of the status line, for example "HTTP/1.1" or "HTTP/2".
+    private(set) var httpVersion = "HTTP/1.1"
+    /// The fields of the current response, in order.
+    private(set) var fields: [(name: String, value: String)] = []
+    /// Whether the blank line that ends the current response's head has arrived.
+    private(set) var isComplete = false
+    private var contentLength: String?
+    private var hasTransferEncoding = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Takes one header line (with its CR LF), as libcurl's header callback passes it.
+    mutating func take(_ line: UnsafeRawBufferPointer) throws(Violation) {
+        bytes += line.count
+        guard bytes <= limit else { throw .tooLarge(limit: limit) }
+        let text = line.bindMemory(to: UInt8.self)
+        var end = text.count
+        while end > 0 && (text[end - 1] == 13 || text[end - 1] == 10) { end -= 1 }
+        let content = UnsafeBufferPointer(rebasing: text[..<end])
+        if content.starts(with: Self.httpPrefix) {
+            try startResponse(content)
+        } else if content.isEmpty {
+            isComplete = statusCode.map { !(100..<200).contains($0) } ?? false
+        } else if !isComplete {
+            try addField(content)
+        }
+        // Lines after a complete head are trailers: counted against the limit, not kept.
+    }
+
+    private static let httpPrefix = Array("HTTP/".utf8)
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let transferEncodingName = Array("transfer-encoding".utf8)
+
+    /// A status line starts a new response: the final one, or one more 1xx.
+    private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedLine }
+        var status = 0
+        var digits = 0
+        var index = space + 1
+        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), digits < 3 {
+            status = status * 10 + Int(line[index] - UInt8(ascii: "0"))
+            digits += 1
+            index += 1
+        }
+        guard digits == 3 else { throw .malformedLine }
+        statusCode = status
+        httpVersion = String(decoding: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self)
+        fields.removeAll(keepingCapacity: true)
+        isComplete = false
+        contentLength = nil
+        hasTransferEncoding = false
+    }
+
+    private mutating func addField(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedLine }
+        var start = colon + 1
+        var end = line.count
+        while start < end && (line[start] == 32 || line[start] == 9) { start += 1 }
+        while end > start && (line[end - 1] == 32 || line[end - 1] == 9) { end -= 1 }
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
+        let value = UnsafeBufferPointer(rebasing: line[start..<end])
+        if HeaderFields.sameName(name, Self.contentLengthName) {
+            let text = String(decoding: value, as: UTF8.self)
+            guard !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw .malformedContentLength(text)
+            }
+            if let earlier = contentLength, earlier != text { throw .conflictingContentLengths(earlier, text) }
+            contentLength = text
+        } else if HeaderFields.sameName(name, Self.transferEncodingName) {
+            hasTransferEncoding = true
+        }
+        if contentLength != nil && hasTransferEncoding { throw .lengthWithTransferEncoding }
+        // Room for a typical response's fields at once, rather than growing one field at a time.
+        if fields.capacity == 0 { fields.reserveCapacity(12) }
+        fields.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+
+    /// The body length the complete head announces, if it has a `Content-Length`.
+    var announcedLength: Int64? {
+        guard isComplete, let contentLength else { return nil }
+        return Int64(contentLength) ?? .max
+    }
+
+    /// The value of the field `name` in any case, the values of a repeated field joined with ", " in their order;
+    /// `nil` when the head has none.
+    func value(ofField name: String) -> String? {
+        var joined: String?
+        for field in fields where HeaderFields.sameName(field.name, name) {
+            joined = joined.map { "\($0), \(field.value)" } ?? field.value
+        }
+        return joined
+    }
+}
