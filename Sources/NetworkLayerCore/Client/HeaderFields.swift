@@ -111,12 +111,12 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens): exactly when their
     /// `lowercasedASCII` forms are equal.
-    package static func sameName(_ first: String, _ second: String) -> Bool {
+    @inlinable package static func sameName(_ first: String, _ second: String) -> Bool {
         sameName(first.utf8, second.utf8)
     }
 
     /// Whether two field names, as bytes, are the same, ignoring the case of ASCII letters only (so `^` is not `~`).
-    package static func sameName(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> Bool {
+    @inlinable package static func sameName(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> Bool {
         guard first.count == second.count else { return false }
         return zip(first, second).allSatisfy { x, y in
             x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)

@@ -19,24 +19,36 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
     package typealias Outcome = Result<Reply, any Error>
 
     /// What ending a send leaves to do once the lock is released.
-    struct Ending {
-        let continuation: Continuation?
-        let outcome: Outcome
+    package struct Ending {
+        package let continuation: Continuation?
+        package let outcome: Outcome
         /// The work to cancel, if the send ended before its work did.
-        let work: Work?
-        let deadline: (id: Int, monitor: DeadlineMonitor)?
+        package let work: Work?
+        package let deadline: (id: Int, monitor: DeadlineMonitor)?
+
+        @inlinable package init(
+            continuation: Continuation?,
+            outcome: Outcome,
+            work: Work?,
+            deadline: (id: Int, monitor: DeadlineMonitor)?
+        ) {
+            self.continuation = continuation
+            self.outcome = outcome
+            self.work = work
+            self.deadline = deadline
+        }
     }
 
-    private var continuation: Continuation?
+    @usableFromInline var continuation: Continuation?
     /// An outcome decided before the caller's continuation was attached (a cancellation that came first).
-    private var earlyOutcome: Outcome?
-    private var work: Work?
-    private var deadline: (id: Int, monitor: DeadlineMonitor)?
+    @usableFromInline var earlyOutcome: Outcome?
+    @usableFromInline var work: Work?
+    @usableFromInline var deadline: (id: Int, monitor: DeadlineMonitor)?
     /// Whether the send has ended; nothing about it changes afterwards.
-    package private(set) var hasEnded = false
+    @usableFromInline package internal(set) var hasEnded = false
 
     /// Attaches the caller; returns the outcome to resume it with at once if the send already ended.
-    mutating func attach(_ continuation: Continuation) -> Outcome? {
+    @inlinable package mutating func attach(_ continuation: Continuation) -> Outcome? {
         guard !hasEnded else { return earlyOutcome ?? .failure(CancellationError()) }
         self.continuation = continuation
         return nil
@@ -44,7 +56,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 
     /// Records the work now running for the send (the first, or the next hop of a redirect chain); returns false
     /// if the send already ended, in which case the work must not start.
-    package mutating func run(_ work: Work) -> Bool {
+    @inlinable package mutating func run(_ work: Work) -> Bool {
         guard !hasEnded else { return false }
         self.work = work
         return true
@@ -52,7 +64,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 
     /// Keeps the deadline watch so that ending can stop it; returns false if the send already ended, in which case
     /// the caller stops the watch itself.
-    mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
+    @inlinable package mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
         guard !hasEnded else { return false }
         deadline = (id, monitor)
         return true
@@ -62,7 +74,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
     ///
     /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
     ///   cancelling.
-    mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
+    @inlinable package mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
         guard !hasEnded else { return nil }
         hasEnded = true
         defer {
@@ -79,7 +91,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 extension Locked {
     /// Ends the send with `outcome` unless it already ended: stops its deadline watch, resumes the caller now, and
     /// hands the work, unless it finished by itself, to `cancel`.
-    package func end<Work, Reply>(
+    @inlinable package func end<Work, Reply>(
         with outcome: SendState<Work, Reply>.Outcome,
         workFinished: Bool = false,
         cancel: (Work) -> Void
@@ -94,7 +106,7 @@ extension Locked {
 extension Locked {
     /// Ends the send with the deadline error for `request` once `seconds` have passed, counting from now, and hands
     /// its work, if still running, to `cancel`.
-    func watchDeadline<Work, Reply>(
+    @inlinable package func watchDeadline<Work, Reply>(
         of request: URLRequest,
         within seconds: Double,
         in monitor: DeadlineMonitor,
@@ -118,7 +130,7 @@ extension SendState {
     ///   - monitor: The monitor that watches the deadline.
     ///   - cancel: Stops work that is still running when the send ends without it; called outside the lock.
     ///   - start: Begins the work and records it with ``run(_:)``; called once, unless the send already ended.
-    package static func perform(
+    @inlinable package static func perform(
         _ request: URLRequest,
         within seconds: Double,
         in monitor: DeadlineMonitor,
