@@ -119,6 +119,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private let state = Locked(ReplaySchedule())
     /// The clock the replay backoff is measured on: the system's uptime, or a test's.
     private let clock: UptimeClock
+    /// Starts an automatic replay off the caller's path: a new task, or what a test records.
+    private let startInBackground: @Sendable (@escaping @Sendable () async -> Void) -> Void
     #if canImport(Network)
         private let pathWatcher = PathWatcher()
     #endif
@@ -153,11 +155,15 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         try self.init(directory: directory, replays: network, onEvent: onEvent)
     }
 
-    /// Opens the queue in `directory`, measuring the replay backoff on `clock` (a test's, or the system's uptime).
+    /// Opens the queue in `directory`, measuring the replay backoff on `clock` (a test's, or the system's uptime) and
+    /// starting automatic replays with `startInBackground` (a new task, or what a test records).
     init(
         directory: URL,
         replays network: Network?,
         clock: UptimeClock = .system,
+        startInBackground: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void = { work in
+            Task { await work() }
+        },
         onEvent: @escaping @Sendable (Event) -> Void
     ) throws {
         try FileManager.default.createDirectory(
@@ -168,6 +174,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         replays = Locked(network)
         replaysAreFixed = network != nil
         self.clock = clock
+        self.startInBackground = startInBackground
         self.onEvent = onEvent
         startWatchingThePath()
     }
@@ -279,7 +286,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         let now = clock.nanoseconds()
         let due = state.withLock { !$0.isReplaying && $0.isDue(at: now) }
         guard due else { return }
-        Task { await replay(ignoringBackoff: false) }
+        startInBackground { await self.replay(ignoringBackoff: false) }
     }
 
     /// Replays what is waiting, unless this instance is replaying already; returns whether it started.

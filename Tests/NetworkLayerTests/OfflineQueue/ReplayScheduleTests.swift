@@ -33,9 +33,11 @@ struct ReplayScheduleTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let now = Locked<UInt64>(0)
         let events = Locked<[String]>([])
+        let started = Locked<[@Sendable () async -> Void]>([])
         let queue = try OfflineQueue(
-            directory: directory, replays: nil, clock: UptimeClock { now.withLock { $0 } }
-        ) { event in events.withLock { $0.append(OfflineQueueTests.describe(event)) } }
+            directory: directory, replays: nil, clock: UptimeClock { now.withLock { $0 } },
+            startInBackground: { work in started.withLock { $0.append(work) } },
+            onEvent: { event in events.withLock { $0.append(OfflineQueueTests.describe(event)) } })
         let note = NoteRoute(number: 1)
         let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")
         let mock = MockTransport(defaultResponse: .status(204))
@@ -48,14 +50,13 @@ struct ReplayScheduleTests {
 
         // The clock has not moved: a successful send starts no replay.
         try await network.send(ping)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(mock.requests.count == 3, "the note, its replay that got a 503, the ping")
+        #expect(started.withLock { $0 }.isEmpty, "no replay within the backoff")
 
         now.withLock { $0 = Self.second }
         try await network.send(ping)
-        for _ in 0..<500 where !events.withLock({ $0.contains("delivered 1 201") }) {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
+        let replays = started.withLock { $0 }
+        #expect(replays.count == 1, "the backoff has passed on the queue's clock")
+        for replay in replays { await replay() }
         #expect(events.withLock { $0 } == ["queued 1", "waiting 1", "delivered 1 201"])
         #expect(try queue.pendingEntries().isEmpty)
     }

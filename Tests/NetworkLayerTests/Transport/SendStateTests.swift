@@ -88,32 +88,31 @@ struct SendStateTests {
     }
 
     /// A send whose work (`work`) never finishes by itself, started in a task of its own on `fixture`'s clock;
-    /// returns once the work runs.
+    /// returns once the work runs (its start says so, nothing waits on time).
     static func stuckSend(
         _ work: String,
         within seconds: Double,
         on fixture: DeadlineMonitorTests.Fixture,
         cancelled: Locked<[String]>
-    ) async throws -> Task<Int, any Error> {
-        let started = Locked(false)
+    ) async -> Task<Int, any Error> {
+        let (started, signal) = AsyncStream.makeStream(of: Void.self)
         let send = Task {
             try await State.perform(
                 request, within: seconds, in: fixture.monitor,
                 cancel: { work in cancelled.withLock { $0.append(work) } },
                 start: { state in
                     _ = state.withLock { $0.run(work) }
-                    started.withLock { $0 = true }
+                    signal.yield()
                 })
         }
-        for _ in 0..<1000 where !started.withLock({ $0 }) { try await Task.sleep(nanoseconds: 1_000_000) }
-        #expect(started.withLock { $0 })
+        for await _ in started { break }
         return send
     }
 
     @Test func theDeadlineEndsASendAndCancelsItsWork() async throws {
         let fixture = DeadlineMonitorTests.Fixture()
         let cancelled = Locked<[String]>([])
-        let send = try await Self.stuckSend("stuck transfer", within: 2, on: fixture, cancelled: cancelled)
+        let send = await Self.stuckSend("stuck transfer", within: 2, on: fixture, cancelled: cancelled)
         fixture.advance(seconds: 1.9)
         fixture.monitor.tick()
         #expect(cancelled.withLock { $0 }.isEmpty, "not before the deadline")
@@ -134,7 +133,7 @@ struct SendStateTests {
     @Test func cancellingTheCallerEndsTheSendAtOnceAndCancelsItsWork() async throws {
         let fixture = DeadlineMonitorTests.Fixture()
         let cancelled = Locked<[String]>([])
-        let send = try await Self.stuckSend("slow transfer", within: 60, on: fixture, cancelled: cancelled)
+        let send = await Self.stuckSend("slow transfer", within: 60, on: fixture, cancelled: cancelled)
         send.cancel()
         await #expect(throws: CancellationError.self) { try await send.value }
         #expect(cancelled.withLock { $0 } == ["slow transfer"])
