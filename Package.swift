@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "NetworkLayer", targets: ["NetworkLayer"]),
         // Routes, `Network` and its send shapes, `NetworkError`, `Transport`, `URLSessionTransport`, middleware.
         .library(name: "NetworkLayerCore", targets: ["NetworkLayerCore"]),
+        // The built-in middleware: default headers, authentication with refresh, retry, logging, a status hook.
+        .library(name: "NetworkLayerMiddleware", targets: ["NetworkLayerMiddleware"]),
+        // The response cache and the durable offline queue, both middleware.
+        .library(name: "NetworkLayerOffline", targets: ["NetworkLayerOffline"]),
         // The libcurl transport (Linux; empty elsewhere).
         .library(name: "NetworkLayerCurl", targets: ["NetworkLayerCurl"]),
         // MockTransport and its helpers, for your tests; needs the core only.
@@ -24,11 +28,26 @@ let package = Package(
     targets: [
         // libcurl's entry points, loaded at run time (Linux only; empty elsewhere): no headers, no link flag.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "NetworkLayerCore", swiftSettings: swiftSettings),
-        .target(name: "NetworkLayerCurl", dependencies: ["NetworkLayerCore", "CCurl"], swiftSettings: swiftSettings),
+        // What the core and the add-ons share that is no seam of the core: a lock, the uptime clock, backoff, which
+        // header fields are secret. Package-visible only; no product.
+        .target(name: "NetworkLayerSupport", swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerCore", dependencies: ["NetworkLayerSupport"], swiftSettings: swiftSettings),
         .target(
-            name: "NetworkLayer", dependencies: ["NetworkLayerCore", "NetworkLayerCurl"], swiftSettings: swiftSettings),
-        .target(name: "NetworkLayerTesting", dependencies: ["NetworkLayerCore"], swiftSettings: swiftSettings),
+            name: "NetworkLayerMiddleware", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayerOffline", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayerCurl", dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "CCurl"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayer",
+            dependencies: ["NetworkLayerCore", "NetworkLayerMiddleware", "NetworkLayerOffline", "NetworkLayerCurl"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayerTesting", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "networklayer-demo",
             dependencies: ["NetworkLayer"],
@@ -54,7 +73,9 @@ let package = Package(
         .testTarget(
             name: "NetworkLayerTests",
             dependencies: [
-                "NetworkLayer", "NetworkLayerCore", "NetworkLayerCurl", "NetworkLayerTesting", "HTTPTestServer",
+                "NetworkLayer", "NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerMiddleware",
+                "NetworkLayerOffline",
+                "NetworkLayerCurl", "NetworkLayerTesting", "HTTPTestServer",
                 "TLSTestServer", "networklayer-journal-child",
                 "networklayer-proxy-child",
             ],

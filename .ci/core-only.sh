@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs, in a scratch package, what a user of the core product alone writes: a route enum, `send`, and
 # `MockTransport` from NetworkLayerTesting (which needs only the core). It depends on the NetworkLayerCore and
-# NetworkLayerTesting products, so SwiftPM builds neither the libcurl transport nor its C shim: their object files must
-# be absent. Then it checks that the core names no add-on: `CurlTransport` and `Network.default` do not compile there.
+# NetworkLayerTesting products, so SwiftPM builds none of the add-ons (the libcurl transport and its C shim, the built-in
+# middleware, the cache and the queue): their object files must be absent. Then it checks that the core names no
+# add-on: `CurlTransport`, `Network.default`, `RetryMiddleware` and `ResponseCache` do not compile there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 identity="$(basename "$root" | tr '[:upper:]' '[:lower:]')"  # a path dependency's package name is its folder's
@@ -55,13 +56,16 @@ swift build --scratch-path "$work/.build" -Xswiftc -warnings-as-errors
 output=$(swift run --skip-build --scratch-path "$work/.build" CoreOnly)
 printf '%s\n' "$output"
 grep -q "core only: Ada, 1 request" <<<"$output"
-compiled=$(find "$work/.build" \( -path "*/NetworkLayerCurl.build/*.o" -o -path "*/CCurl.build/*.o" \))
+compiled=$(find "$work/.build" \( -path "*/NetworkLayerCurl.build/*.o" -o -path "*/CCurl.build/*.o" \
+    -o -path "*/NetworkLayerMiddleware.build/*.o" -o -path "*/NetworkLayerOffline.build/*.o" \))
 if [ -n "$compiled" ]; then
-    printf 'the core-only build compiled the libcurl transport:\n%s\n' "$compiled"; exit 1
+    printf 'the core-only build compiled an add-on:\n%s\n' "$compiled"; exit 1
 fi
 # Each line names an add-on; the compiler must refuse it for the reason given after the bar.
 for leak in "let transport: any Transport = try CurlTransport(); _ = transport|cannot find 'CurlTransport' in scope" \
-    "let shared = Network.default; _ = shared|has no member 'default'"; do
+    "let shared = Network.default; _ = shared|has no member 'default'" \
+    "_ = RetryMiddleware()|cannot find 'RetryMiddleware' in scope" \
+    "_ = ResponseCache()|cannot find 'ResponseCache' in scope"; do
     printf 'import NetworkLayerCore\nfunc check() throws {\n    %s\n}\n' "${leak%%|*}" >"$work/Sources/CoreOnly/Leak.swift"
     if refused=$(swift build --scratch-path "$work/.build" 2>&1); then
         echo "the core alone compiles '${leak%%|*}': it names an add-on"; exit 1

@@ -2,6 +2,8 @@
 // together, the shared network on the platform's recommended transport.
 @_exported public import NetworkLayerCore
 @_exported public import NetworkLayerCurl
+@_exported public import NetworkLayerMiddleware
+@_exported public import NetworkLayerOffline
 
 extension Network {
     /// The shared network used by the static `send` calls, on the recommended transport of the platform.

@@ -1,3 +1,5 @@
+import NetworkLayerSupport
+
 #if os(Linux)
     import NetworkLayerCore
     import CCurl

@@ -1,3 +1,5 @@
+import NetworkLayerSupport
+
 #if os(Linux)
     import NetworkLayerCore
     import CCurl
@@ -317,7 +319,7 @@
                 load.leave()
                 let error = NetworkError.transport(
                     .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
-                return submission.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                return SendState.end(submission.state, with: .failure(error), workFinished: true, cancel: { _ in })
             }
             begin(
                 CurlTransfer(
@@ -331,7 +333,7 @@
         private func begin(_ transfer: CurlTransfer) {
             if let error = transfer.configure() {
                 recycle(transfer)
-                return transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                return SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
             }
             let id = transfer.submission.id
             byID[id] = transfer
@@ -413,7 +415,7 @@
             transfer.flushPending()
             recycle(transfer)
             let error = NetworkError.transport(.other, underlyingError: URLError(.unknown, description: reason))
-            transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+            SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
             transfer.submission.stream?.fail(error)
         }
 
@@ -463,10 +465,11 @@
                     recycle(transfer)
                 case .deliver(let data, let response):
                     recycle(transfer)
-                    transfer.state.end(with: .success((data, response)), workFinished: true, cancel: { _ in })
+                    SendState.end(
+                        transfer.state, with: .success((data, response)), workFinished: true, cancel: { _ in })
                 case .fail(let error):
                     recycle(transfer)
-                    transfer.state.end(with: .failure(error), workFinished: true, cancel: { _ in })
+                    SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
                 case .endBody(let error):
                     transfer.flushPending()
                     recycle(transfer)
@@ -503,7 +506,7 @@
             isStopped = true
             for transfer in byID.values {
                 _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
-                transfer.state.end(with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
+                SendState.end(transfer.state, with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
                 transfer.submission.stream?.fail(.cancelled)
                 transfer.easy.cleanUp()
                 sendLeft(of: transfer)

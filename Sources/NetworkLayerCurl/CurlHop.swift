@@ -1,3 +1,5 @@
+import NetworkLayerSupport
+
 #if os(Linux)
     import NetworkLayerCore
     /// Where the hop a ``CurlTransfer`` runs now is, as one value: its phase, changed only by the events below, each

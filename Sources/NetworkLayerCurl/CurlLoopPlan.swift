@@ -1,4 +1,5 @@
 import NetworkLayerCore
+import NetworkLayerSupport
 
 /// How ``CurlTransport`` spreads its work over its event loops: how many there are, how many connections to one host
 /// each may open, and which one takes the next send. A value, tested without a loop.

@@ -1,3 +1,5 @@
+import NetworkLayerSupport
+
 #if os(Linux)
     import NetworkLayerCore
     import CCurl
@@ -428,7 +430,7 @@
             load.leaveAnsweredEarly()
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
-            state.end(with: .success((body, response)), workFinished: true, cancel: { _ in })
+            SendState.end(state, with: .success((body, response)), workFinished: true, cancel: { _ in })
         }
 
         /// Whether a status line's version ("HTTP/2", "HTTP/3") multiplexes requests on one connection.
@@ -446,7 +448,7 @@
             guard let status = head.statusCode, let url = chain.current.url else { return }
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
-            state.end(with: .success((Data(), response)), workFinished: true, cancel: { _ in })
+            SendState.end(state, with: .success((Data(), response)), workFinished: true, cancel: { _ in })
         }
 
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has

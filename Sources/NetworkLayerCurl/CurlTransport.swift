@@ -1,3 +1,5 @@
+import NetworkLayerSupport
+
 #if os(Linux)
     public import NetworkLayerCore
     import CCurl

@@ -1,5 +1,6 @@
 public import Foundation
 public import NetworkLayerCore
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.

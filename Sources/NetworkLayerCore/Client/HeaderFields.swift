@@ -39,6 +39,12 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
             .sorted { $0.name.lowercased() < $1.name.lowercased() }
     }
 
+    /// Creates the header fields of a response, whatever the platform's type of its `allHeaderFields` (on Linux
+    /// `[AnyHashable: Any]`).
+    public init(_ response: HTTPURLResponse) {
+        self.init(response.headerFields)
+    }
+
     /// Creates header fields from a literal, in its order; a name given twice keeps its last value.
     public init(dictionaryLiteral elements: (String, String)...) {
         fields = []
@@ -111,12 +117,12 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
 
     /// Whether two field names are the same, ignoring ASCII case (header names are ASCII tokens): exactly when their
     /// `lowercasedASCII` forms are equal.
-    @inlinable package static func sameName(_ first: String, _ second: String) -> Bool {
+    @inlinable public static func sameName(_ first: String, _ second: String) -> Bool {
         sameName(first.utf8, second.utf8)
     }
 
     /// Whether two field names, as bytes, are the same, ignoring the case of ASCII letters only (so `^` is not `~`).
-    @inlinable package static func sameName(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> Bool {
+    @inlinable public static func sameName(_ first: some Collection<UInt8>, _ second: some Collection<UInt8>) -> Bool {
         guard first.count == second.count else { return false }
         return zip(first, second).allSatisfy { x, y in
             x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
@@ -131,5 +137,22 @@ extension String {
     package var lowercasedASCII: String {
         guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
         return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension HeaderFields {
+    /// Checks fields before they are set on a request, as ``Network`` checks every request: throws for a name that
+    /// is not a token, a value with CR, LF or NUL, or a name given twice in different cases.
+    ///
+    /// Foundation drops a value with a line break as it is set, so a middleware that adds fields it was given (as
+    /// `DefaultHeadersMiddleware` does) checks them first:
+    ///
+    /// ```swift
+    /// try HeaderFields.validate(["X-Team": team])
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the headers.
+    public static func validate(_ fields: [String: String]) throws(NetworkError) {
+        try RequestRules.validate(fields)
     }
 }

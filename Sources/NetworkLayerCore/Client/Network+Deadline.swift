@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
@@ -28,7 +29,7 @@ extension Network {
                     } catch {
                         outcome = .failure(error)
                     }
-                    state.end(with: outcome, workFinished: true, cancel: { _ in })
+                    SendState.end(state, with: outcome, workFinished: true, cancel: { _ in })
                 }
                 if !state.withLock({ $0.run(work) }) { work.cancel() }
             })

@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.

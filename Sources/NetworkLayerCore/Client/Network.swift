@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
@@ -89,9 +90,21 @@ public struct Network: Sendable {
         attachMiddleware()
     }
 
-    /// This network without `member` in its middleware: what a middleware that sends later (``OfflineQueue``)
-    /// sends through. Attaches nothing.
-    init(without member: some NetworkAttachedMiddleware, of network: Network) {
+    /// A copy of this network without `member` in its middleware: what a middleware that sends later (an offline
+    /// queue, see ``NetworkAttachedMiddleware``) sends through. Unlike ``withMiddleware(_:)``, it tells no middleware
+    /// of the copy that it serves it.
+    ///
+    /// ```swift
+    /// func attach(to network: Network) {
+    ///     replays.withLock { $0 = network.withoutMiddleware(self) }
+    /// }
+    /// ```
+    public func withoutMiddleware(_ member: some NetworkAttachedMiddleware) -> Network {
+        Network(without: member, of: self)
+    }
+
+    /// This network without `member` in its middleware, attaching nothing.
+    private init(without member: some NetworkAttachedMiddleware, of network: Network) {
         transport = network.transport
         middleware = network.middleware.filter { ($0 as? any NetworkAttachedMiddleware) !== member }
         environment = network.environment
@@ -104,7 +117,7 @@ public struct Network: Sendable {
         chain.clock = clock
     }
 
-    /// Tells each middleware that sends later (``OfflineQueue``) that it serves this network, so that it sends
+    /// Tells each middleware that sends later (``NetworkAttachedMiddleware``) that it serves this network, so that it sends
     /// through the same transport and middleware.
     private mutating func attachMiddleware() {
         chain = MiddlewareChain(middleware: middleware, transport: transport)
@@ -166,9 +179,18 @@ extension Network {
         return (data, response)
     }
 
-    /// Sends a request that is already built (an ``OfflineQueue`` replay) through the middleware and the transport,
-    /// without checking its status.
-    func response(forPrepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
+    /// Sends a request that is already built, as it is, through the middleware and the transport, and returns the
+    /// body and the response whatever its status: what a middleware that sends later (an offline queue's replays)
+    /// sends with. ``RequestContext/routeRequest`` is `nil` for it, and the request keeps its own
+    /// `timeoutInterval`, within ``timeout``.
+    ///
+    /// ```swift
+    /// let (body, response) = try await network.send(prepared: request)
+    /// ```
+    ///
+    /// - Throws: ``NetworkError`` for a request that cannot be sent, a transport failure, a middleware's error or
+    ///   cancellation; never for a status.
+    public func send(prepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled { throw .cancelled }
         let (data, response) = try await exchange(request, options: RequestOptions(), isReplay: true)
         return (data, try response.httpURLResponse())

@@ -30,15 +30,15 @@ public struct Response<Value> {
     /// platform (FoundationNetworking spells it `Etag`).
     public var headers: HeaderFields { HeaderFields(httpResponse.headerFields) }
 
-    /// Whether the value came from the network or from ``ResponseCache`` (fresh, revalidated, or stale while
-    /// offline).
+    /// Whether the value came from the network or from a cache such as `ResponseCache` (fresh, revalidated, or
+    /// stale while offline): see ``ResponseProvenance``.
     public var source: ResponseSource {
-        (httpResponse as? CachedHTTPURLResponse)?.source ?? .network
+        (httpResponse as? any ResponseProvenance)?.source ?? .network
     }
 
     /// How old the cached response was when it was served, in seconds; `nil` for a response from the network.
     public var age: Double? {
-        (httpResponse as? CachedHTTPURLResponse)?.age
+        (httpResponse as? any ResponseProvenance)?.age
     }
 }
 

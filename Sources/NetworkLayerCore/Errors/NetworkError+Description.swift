@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // HTTPURLResponse lives in FoundationNetworking on Linux.
@@ -31,7 +32,7 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
     public var errorDescription: String? { description }
 
     /// How many bytes of a body an error message shows.
-    static let snippetLength = 200
+    static let snippetLength = Snippet.length
 
     private static func bodySnippet(_ body: Data) -> String {
         guard !body.isEmpty else { return "; empty body" }

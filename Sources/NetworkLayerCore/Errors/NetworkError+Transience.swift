@@ -3,15 +3,16 @@ import Foundation
 extension NetworkError {
     /// How a send failed that trying again, soon or later, may mend: the one classification of transient failures.
     ///
-    /// Each part of the package that tries again names the kinds it acts on, and nothing else decides it:
+    /// Each part of the package that tries again names the kinds it acts on, and nothing else decides it; a middleware of
+    /// your own that retries can do the same:
     ///
-    /// | kind | ``RetryMiddleware`` | ``ResponseCache`` serves stale | Server-Sent Events reconnect | ``OfflineQueue`` queues | a download resumes |
+    /// | kind | `RetryMiddleware` | `ResponseCache` serves stale | Server-Sent Events reconnect | `OfflineQueue` queues | a download resumes |
     /// |---|---|---|---|---|---|
     /// | ``networkUnavailable`` | no | yes | yes | yes | no |
     /// | ``connectionRefused`` | yes | yes | yes | yes | no |
     /// | ``connectionDropped`` | yes | yes | yes | yes | yes |
     /// | ``noResponse`` | no | no | no | yes | no |
-    enum Transience: Sendable, Hashable {
+    public enum Transience: Sendable, Hashable {
         /// No network, or no such host: nothing reached a server, and nothing will until the network is back.
         case networkUnavailable
         /// The server could not be connected to: nothing reached it, and it may be back in a moment.
@@ -23,16 +24,16 @@ extension NetworkError {
         case noResponse
 
         /// Whether a request sent again after a backoff may pass: the server was there a moment ago, or may be soon.
-        var isWorthRetrying: Bool { self == .connectionRefused || self == .connectionDropped }
+        public var isWorthRetrying: Bool { self == .connectionRefused || self == .connectionDropped }
 
         /// Whether the network or the server could not be reached at all, as opposed to a server that answered:
         /// what a stale cached response stands in for, and what a stream reconnects after.
-        var meansUnreachable: Bool { self != .noResponse }
+        public var meansUnreachable: Bool { self != .noResponse }
     }
 
     /// How this error is transient, or `nil` when sending again cannot change it (a status, a bad request, a
     /// decoding failure, a refused certificate, cancellation…).
-    var transience: Transience? {
+    public var transience: Transience? {
         guard case .transport(let failure, let error) = self else { return nil }
         switch failure {
         case .offline, .hostNotFound: return .networkUnavailable

@@ -43,9 +43,9 @@ public enum NetworkError: Error, Sendable {
     /// `"AuthenticationMiddleware"`, and `underlyingError` what it threw.
     case middleware(String, underlyingError: any Error)
 
-    /// The network could not be reached, and ``OfflineQueue`` wrote the request to disk: it will be sent later.
+    /// The network could not be reached, and `OfflineQueue` wrote the request to disk: it will be sent later.
     ///
-    /// `id` is the queued entry's (``OfflineQueue/Entry/id``); `underlyingError` is the failure that caused it.
+    /// `id` is the queued entry's (`OfflineQueue/Entry/id`); `underlyingError` is the failure that caused it.
     case queued(id: UUID, underlyingError: any Error)
 
     /// The HTTP status code of the response, when one arrived.

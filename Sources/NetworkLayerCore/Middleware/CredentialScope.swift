@@ -1,7 +1,8 @@
 import Foundation
+import NetworkLayerSupport
 
-/// Which requests a middleware adds a credential to: ``AuthenticationMiddleware``'s token, and the secret headers
-/// of ``DefaultHeadersMiddleware`` (an API key).
+/// Which requests a middleware adds a credential to: `AuthenticationMiddleware`'s token, and the secret headers
+/// of `DefaultHeadersMiddleware` (an API key).
 ///
 /// ```swift
 /// AuthenticationMiddleware(
@@ -53,7 +54,7 @@ public struct CredentialScope: Sendable {
 
     /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope in an
     /// environment fixes its origin there.
-    func includes(_ url: URL?, in environment: APIEnvironment) -> Bool {
+    public func includes(_ url: URL?, in environment: APIEnvironment) -> Bool {
         switch rule {
         case .anyHost:
             return true

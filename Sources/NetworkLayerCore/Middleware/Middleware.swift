@@ -65,8 +65,8 @@ public protocol Middleware: Sendable {
 ///
 /// A ``Network`` whose middleware are all of this shape, over a transport of this package, runs them in the
 /// caller's task, with no task of its own and no `HTTPURLResponse` built unless one of them (or the caller, through
-/// ``Response``) asks for it; the built-in middleware (``DefaultHeadersMiddleware``, ``AuthenticationMiddleware``,
-/// ``RetryMiddleware``, ``LoggingMiddleware``, ``StatusHookMiddleware``) are. Such a middleware must end when its task
+/// ``Response``) asks for it; the built-in middleware (`DefaultHeadersMiddleware`, `AuthenticationMiddleware`,
+/// `RetryMiddleware`, `LoggingMiddleware`, `StatusHookMiddleware`) are. Such a middleware must end when its task
 /// is cancelled, as every `Task.sleep` and URLSession call does: the overall deadline (``Network/timeout``) stops the
 /// transport, and the send fails with it when the middleware returns. A ``Middleware`` of the plain shape runs the
 /// chain in a task raced against the deadline, so that even one that ignores cancellation cannot hold its caller.
@@ -104,9 +104,11 @@ extension ResponseHeadMiddleware {
     }
 }
 
-/// A middleware that sends requests later, outside any caller's send (``OfflineQueue``'s replays): a ``Network`` made
-/// with it tells it so, and it sends through that network, less itself.
-protocol NetworkAttachedMiddleware: Middleware, AnyObject {
-    /// This middleware is part of `network`.
+/// A middleware that sends requests later, outside any caller's send (an offline queue's replays): a ``Network`` made
+/// with it, or changed to hold it, tells it so, and it sends through that network less itself
+/// (``Network/withoutMiddleware(_:)`` and ``Network/send(prepared:)``).
+public protocol NetworkAttachedMiddleware: Middleware, AnyObject {
+    /// Tells the middleware that it is part of `network`'s middleware; called again whenever that network's
+    /// transport or middleware changes.
     func attach(to network: Network)
 }

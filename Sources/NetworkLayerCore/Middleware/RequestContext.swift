@@ -1,5 +1,6 @@
 import Dispatch
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
@@ -18,7 +19,7 @@ public struct RequestContext: Sendable {
     public var attempt: Int
 
     /// The identity of the logical request: new for each call to `send` (and each replay), the same in every
-    /// attempt a middleware makes of it (a retry, a token refresh). ``OfflineQueue`` derives its `Idempotency-Key`
+    /// attempt a middleware makes of it (a retry, a token refresh). `OfflineQueue` derives its `Idempotency-Key`
     /// from it, so the key stays the same whatever the middleware's order; a tracing middleware can use it too.
     public let requestID: UUID
 
@@ -33,12 +34,17 @@ public struct RequestContext: Sendable {
     /// The clock the deadline is measured on: the system's uptime, or a test's.
     let clock: UptimeClock
 
-    /// The request as the route built it, before any middleware: how ``OfflineQueue`` tells headers the route set
-    /// from those a middleware added. `nil` for a replay or a context made outside ``Network``.
-    var routeRequest: URLRequest?
+    /// The request as the route built it, before any middleware: how a middleware tells headers the route set from
+    /// those another middleware added (an offline queue refuses to store a route's secrets). `nil` for a request sent
+    /// with ``Network/send(prepared:)`` or a context made outside ``Network``.
+    public internal(set) var routeRequest: URLRequest?
 
     /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
     var streamSlot: StreamSlot?
+
+    /// The streamed body of the latest attempt, once `next` has returned for a streamed send (``isStreaming``): a
+    /// middleware can watch it end with ``ResponseBody/whenEnded(_:)``, and must not read it.
+    public var streamedBody: ResponseBody? { streamSlot?.current }
 
     /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, ``Network/events(_:reconnect:)``):
     /// the `Data` that `next` returns is then empty, and the body goes to the caller untouched. A middleware that
@@ -47,7 +53,7 @@ public struct RequestContext: Sendable {
 
     /// The body of an upload (``Network/upload(_:from:progress:)``), which travels beside the request; `nil`
     /// for an ordinary send.
-    var upload: UploadBody?
+    public internal(set) var upload: UploadBody?
 
     /// Whether the request's body lets a middleware send it again: false for an upload from a one-shot
     /// ``UploadBody/stream(_:length:)``, whose chunks are gone once sent. A middleware that retries or refreshes a

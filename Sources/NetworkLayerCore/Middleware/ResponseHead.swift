@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // HTTPURLResponse lives in FoundationNetworking on Linux.

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// The live end of a streamed body: the transport offers chunks as they arrive, the one consumer reads them, and the
 /// ``BodyBuffer`` between them decides when the transport pauses and resumes.

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Bytes joined from several reads into one chunk for a streamed body's reader, handed over as `Data` without a
 /// copy, in a buffer that goes back to its ``ChunkBuffers`` when the reader drops the chunk.

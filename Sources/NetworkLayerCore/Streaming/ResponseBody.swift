@@ -160,8 +160,9 @@ extension ResponseBody {
         if case .streamed(let lifetime) = source { lifetime.stream.setIdleTimeout(seconds) }
     }
 
-    /// Calls `handler` once when the body ends, with the bytes read and how it ended (`nil`: completely).
-    func whenEnded(_ handler: @escaping @Sendable (Int, NetworkError?) -> Void) {
+    /// Calls `handler` once when the body ends, with the bytes read and how it ended (`nil`: completely): for a
+    /// middleware that logs or measures a streamed body (``RequestContext/streamedBody``).
+    public func whenEnded(_ handler: @escaping @Sendable (Int, NetworkError?) -> Void) {
         switch source {
         case .whole(let data): handler(data.count, nil)
         case .streamed(let lifetime): lifetime.stream.whenEnded(handler)

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Where the end of the middleware chain leaves a streamed body for ``Network/stream(_:)``: the middleware see the
 /// head (with empty `Data`), the caller gets the body. When a middleware sends again (a retry, a token refresh), the

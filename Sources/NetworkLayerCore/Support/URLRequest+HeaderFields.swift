@@ -1,13 +1,13 @@
-import Foundation
-
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
-    import FoundationNetworking
+    public import FoundationNetworking
+#else
+    public import Foundation
 #endif
 
 extension URLRequest {
     /// Whether the request has a field named `name`, in any case.
-    func hasHeaderField(_ name: String) -> Bool {
+    public func hasHeaderField(_ name: String) -> Bool {
         allHTTPHeaderFields?.keys.contains { HeaderFields.sameName($0, name) } ?? false
     }
 
@@ -18,9 +18,16 @@ extension URLRequest {
     /// middleware gets is) copies it through `NSMutableURLRequest`, which normalizes the method through `NSString`
     /// again: measured, most of what adding two headers cost a small request. There the request is made anew from its
     /// properties, all of which FoundationNetworking has (its copy sets the same ones); on Apple platforms, whose
-    /// requests carry more, it is copied. Values are not checked here: ``RequestRules`` checks every field once,
-    /// before the transport.
-    func settingHeaderFields(_ fields: some Sequence<(key: String, value: String)>) -> URLRequest {
+    /// requests carry more, it is copied. Values are not checked here: ``Network`` checks every field once, before
+    /// the transport (check fields you take from elsewhere with ``HeaderFields/validate(_:)`` first, since Foundation
+    /// drops a value with a line break as it is set).
+    ///
+    /// A middleware that adds headers sets them all in one call:
+    ///
+    /// ```swift
+    /// let signed = request.settingHeaderFields([(key: "X-Signature", value: signature)])
+    /// ```
+    public func settingHeaderFields(_ fields: some Sequence<(key: String, value: String)>) -> URLRequest {
         var all = allHTTPHeaderFields ?? [:]
         for (name, value) in fields {
             if let existing = all.keys.first(where: { HeaderFields.sameName($0, name) }), existing != name {

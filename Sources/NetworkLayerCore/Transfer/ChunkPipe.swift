@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Hands the chunks of a `.stream` upload from its producer, which runs in a task (``start(_:)``), to a transport,
 /// holding at most about ``capacity`` bytes: the producer waits while the buffer is full.

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// The chunks of a `.stream` upload body: they can be taken once; a second attempt to send them is refused.
 package final class OneShotChunks: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Calls a transfer's `progress` closure by the rules users rely on: once at 0 when the transfer starts, then at
 /// most every ``interval`` seconds while bytes move, once at the end, never with fewer bytes than before, and never

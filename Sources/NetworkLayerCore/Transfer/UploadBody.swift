@@ -74,7 +74,7 @@ public struct UploadBody: Sendable {
     /// The exact length, when it is known before sending; checks that a file can be read.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.
-    package func length() throws(NetworkError) -> Int64? {
+    public func length() throws(NetworkError) -> Int64? {
         switch source {
         case .data(let data): return Int64(data.count)
         case .file(let url): return try FileChunkReader.length(of: url)
@@ -82,6 +82,10 @@ public struct UploadBody: Sendable {
         case .stream(let chunks): return chunks.length
         }
     }
+
+    /// How many bytes of the body have been sent, when ``Network/upload(_:from:progress:)`` counts them (it does
+    /// when asked for progress); `nil` otherwise.
+    public var bytesSent: Int64? { progress?.completedBytes }
 
     /// A reader from the start for a body whose bytes are at hand; `nil` for a stream.
     ///

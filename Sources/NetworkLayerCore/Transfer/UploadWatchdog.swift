@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.

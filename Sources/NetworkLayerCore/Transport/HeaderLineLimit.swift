@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// libcurl's limit on one line of a response's head, which both transports meet on Linux (FoundationNetworking runs
 /// on libcurl too): a longer line ends the transfer with libcurl's "Out of memory" (`CURLE_OUT_OF_MEMORY`, up to

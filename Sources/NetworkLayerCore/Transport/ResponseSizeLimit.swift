@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// The cap on a response body that every transport of this package enforces while the body arrives, counted on the
 /// decoded bytes.

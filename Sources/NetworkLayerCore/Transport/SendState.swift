@@ -1,4 +1,5 @@
 import Foundation
+package import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // HTTPURLResponse lives in FoundationNetworking on Linux.
@@ -88,34 +89,34 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
     }
 }
 
-extension Locked {
-    /// Ends the send with `outcome` unless it already ended: stops its deadline watch, resumes the caller now, and
-    /// hands the work, unless it finished by itself, to `cancel`.
-    @inlinable package func end<Work, Reply>(
-        with outcome: SendState<Work, Reply>.Outcome,
+extension SendState {
+    /// Ends the send in `state` with `outcome` unless it already ended: stops its deadline watch, resumes the caller
+    /// now, and hands the work, unless it finished by itself, to `cancel`.
+    @inlinable package static func end(
+        _ state: Locked<SendState>,
+        with outcome: Outcome,
         workFinished: Bool = false,
         cancel: (Work) -> Void
-    ) where Value == SendState<Work, Reply> {
-        guard let ending = withLock({ $0.end(with: outcome, workFinished: workFinished) }) else { return }
+    ) {
+        guard let ending = state.withLock({ $0.end(with: outcome, workFinished: workFinished) }) else { return }
         if let deadline = ending.deadline { deadline.monitor.cancel(deadline.id) }
         ending.continuation?.resume(with: ending.outcome)
         if let work = ending.work { cancel(work) }
     }
-}
 
-extension Locked {
-    /// Ends the send with the deadline error for `request` once `seconds` have passed, counting from now, and hands
-    /// its work, if still running, to `cancel`.
-    @inlinable package func watchDeadline<Work, Reply>(
+    /// Ends the send in `state` with the deadline error for `request` once `seconds` have passed, counting from now,
+    /// and hands its work, if still running, to `cancel`.
+    @inlinable package static func watchDeadline(
+        _ state: Locked<SendState>,
         of request: URLRequest,
         within seconds: Double,
         in monitor: DeadlineMonitor,
         cancel: @escaping @Sendable (Work) -> Void
-    ) where Value == SendState<Work, Reply> {
+    ) {
         let watch = monitor.watch(seconds: seconds) {
-            self.end(with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
+            end(state, with: .failure(NetworkError.deadlineExceeded(after: seconds, for: request)), cancel: cancel)
         }
-        if !withLock({ $0.watch(watch, in: monitor) }) { monitor.cancel(watch) }
+        if !state.withLock({ $0.watch(watch, in: monitor) }) { monitor.cancel(watch) }
     }
 }
 
@@ -143,11 +144,11 @@ extension SendState {
                 if let outcome = state.withLock({ $0.attach(continuation) }) {
                     return continuation.resume(with: outcome)
                 }
-                state.watchDeadline(of: request, within: seconds, in: monitor, cancel: cancel)
+                watchDeadline(state, of: request, within: seconds, in: monitor, cancel: cancel)
                 start(state)
             }
         } onCancel: {
-            state.end(with: .failure(CancellationError()), cancel: cancel)
+            end(state, with: .failure(CancellationError()), cancel: cancel)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Which check of a secure connection failed, read from the TLS library's message (OpenSSL or GnuTLS, as libcurl
 /// and FoundationNetworking pass it on), so that both transports report certificate and handshake failures as

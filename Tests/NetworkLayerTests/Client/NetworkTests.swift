@@ -3,6 +3,10 @@ import NetworkLayer
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

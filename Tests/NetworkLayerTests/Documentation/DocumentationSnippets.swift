@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayer
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 /// The Swift code blocks of the README and the DocC articles, taken from the files as they are.
 ///
 /// A document's blocks compile as one program: declarations (types, extensions, functions) at file scope, shared by

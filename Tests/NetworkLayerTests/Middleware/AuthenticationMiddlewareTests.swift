@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 /// Tokens as an app keeps them: the current one, and a refresh that replaces it after a while.
 actor TokenStore {
     private(set) var current: String? = "old"

@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 @Suite("DefaultHeadersMiddleware")
 struct DefaultHeadersMiddlewareTests {
     @Test func addsItsHeadersAndTheRoutesOwnWinInAnyCase() async throws {

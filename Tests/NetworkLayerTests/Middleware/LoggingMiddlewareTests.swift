@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 /// A route that carries secrets in every place a log could show them.
 struct SecretRoute: URLRequestProtocol {
     var url: URL {

@@ -5,6 +5,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 /// A middleware that writes what it sees into a shared log and can adapt the request or answer by itself.
 struct Recorder: Middleware {

@@ -3,6 +3,10 @@ import HTTPTestServer
 import NetworkLayer
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 extension LoopbackIntegration {
     @Suite("Middleware over real TCP", .timeLimit(.minutes(1)))
     struct MiddlewareLoopbackTests {

@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 @Suite("StatusHookMiddleware")
 struct StatusHookMiddlewareTests {
     @Test func runsTheActionForTheChosenStatusesAndChangesNothing() async throws {

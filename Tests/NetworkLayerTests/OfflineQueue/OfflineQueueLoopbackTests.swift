@@ -3,6 +3,10 @@ import HTTPTestServer
 import NetworkLayer
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

@@ -3,6 +3,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 @Suite("PathTransitions: a replay when the network comes back, not on every path update")
 struct PathTransitionsTests {

@@ -2,6 +2,10 @@ import Foundation
 import NetworkLayerTesting
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 /// The API service: its production base URL written once.
 enum APIRoute: Endpoint {
     case user(id: Int)

@@ -5,6 +5,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 extension StreamingTests {
     @Suite("ProducerCommands: pauses and resumes reach the producer in the order they were decided")

@@ -5,6 +5,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 /// SHA-256 of bytes as they are written: they go to a file (as fast as the page cache takes them, so that the
 /// reader keeps up with a transport that cannot pause), which the system's `openssl` hashes at the end; a debug build

@@ -4,6 +4,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 @Suite("ExponentialBackoff: the one doubling wait of retries, reconnections and replays")
 struct ExponentialBackoffTests {

@@ -4,6 +4,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 @Suite("A stream's chunks wait for the reader, with a bounded buffer")
 struct ChunkPipeTests {

@@ -6,6 +6,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 extension LoopbackIntegration {
     @Suite("Downloads over real TCP", .timeLimit(.minutes(3)))

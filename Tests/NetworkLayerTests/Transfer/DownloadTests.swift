@@ -5,6 +5,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 /// A route whose body is downloaded to a file, with options a test sets.
 struct FileRoute: URLRequestProtocol {

@@ -5,6 +5,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 /// Chunks produced one by one, as a microphone would.
 struct ProducedChunks: AsyncSequence, Sendable {

@@ -8,6 +8,7 @@
     @testable import NetworkLayer
     @testable import NetworkLayerCore
     @testable import NetworkLayerCurl
+    @testable import NetworkLayerSupport
 
     @Suite("CurlTransport")
     struct CurlTransportTests {

@@ -4,6 +4,10 @@ import NetworkLayer
 import TLSTestServer
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 /// A loopback HTTPS server with a certificate made for this test.
 func httpsServer(
     _ identity: TestCertificates.Identity,

@@ -4,6 +4,10 @@ import NetworkLayer
 import TLSTestServer
 import Testing
 
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

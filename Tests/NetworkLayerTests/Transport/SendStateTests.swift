@@ -4,6 +4,9 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerOffline
+@testable import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -55,7 +58,7 @@ struct SendStateTests {
 
     @Test func aCallerAttachingAfterAnEarlyEndIsResumedWithThatOutcome() async {
         let state = Locked(State())
-        state.end(with: .failure(Failure()), cancel: { _ in Issue.record("nothing was running") })
+        SendState.end(state, with: .failure(Failure()), cancel: { _ in Issue.record("nothing was running") })
         let outcome: Result<Int, any Error> = await withCheckedContinuation { resumed in
             Task {
                 do {
@@ -79,7 +82,7 @@ struct SendStateTests {
             cancel: { work in cancelled.withLock { $0.append(work) } },
             start: { state in
                 #expect(state.withLock { $0.run("transfer") })
-                state.end(with: .success(42), workFinished: true, cancel: { _ in })
+                SendState.end(state, with: .success(42), workFinished: true, cancel: { _ in })
             })
         #expect(value == 42)
         #expect(cancelled.withLock { $0 }.isEmpty)

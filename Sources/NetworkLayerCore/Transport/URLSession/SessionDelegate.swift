@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLSession and its delegate protocols live in FoundationNetworking on Linux.
@@ -71,9 +72,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             return tasks.removeValue(forKey: id)?.state
         }
-        oversized?.end(
-            with: .failure(ResponseSizeLimit.exceeded(limit, announced: response.expectedContentLength)),
-            cancel: canceller.cancel)
+        if let oversized {
+            let failure = ResponseSizeLimit.exceeded(limit, announced: response.expectedContentLength)
+            SendState.end(oversized, with: .failure(failure), cancel: canceller.cancel)
+        }
     }
 
     /// Hands a streamed send's caller the head, unless it is a redirect the policy acts on; returns whether it did.
@@ -93,7 +95,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         guard let (state, stream, response) = delivered else { return false }
         stream.attach(Self.producer(for: task, canceller: canceller))
-        state.end(with: .success((Data(), response)), workFinished: true, cancel: canceller.cancel)
+        SendState.end(state, with: .success((Data(), response)), workFinished: true, cancel: canceller.cancel)
         return true
     }
 
@@ -133,7 +135,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             return nil
         }
-        oversized?.end(with: .failure(ResponseSizeLimit.exceeded(limit)), cancel: canceller.cancel)
+        if let oversized {
+            SendState.end(oversized, with: .failure(ResponseSizeLimit.exceeded(limit)), cancel: canceller.cancel)
+        }
     }
 
     func urlSession(
@@ -146,7 +150,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         let (state, canceller) = (context.state, canceller)
         completionHandler(
-            upload.makeBodyStream { error in state.end(with: .failure(error), cancel: canceller.cancel) })
+            upload.makeBodyStream { error in SendState.end(state, with: .failure(error), cancel: canceller.cancel) })
     }
 
     func urlSession(
@@ -202,8 +206,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if let context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
                 let response = (challenge.failureResponse ?? context.response) as? HTTPURLResponse
             {
-                context.state.end(
-                    with: .success((context.body, response)), workFinished: true, cancel: canceller.cancel)
+                SendState.end(
+                    context.state, with: .success((context.body, response)), workFinished: true,
+                    cancel: canceller.cancel)
                 // A streamed send had its head already; the challenge's body is not read.
                 context.stream?.finish()
             }
@@ -246,12 +251,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             case .follow(let next):
                 return follow(next, in: session, context: context)
             case .fail(let failure):
-                return context.state.end(with: .failure(failure), workFinished: true, cancel: canceller.cancel)
+                return SendState.end(
+                    context.state, with: .failure(failure), workFinished: true, cancel: canceller.cancel)
             case .deliver:
                 break
             }
         }
-        context.state.end(with: context.result(error: error), workFinished: true, cancel: canceller.cancel)
+        SendState.end(context.state, with: context.result(error: error), workFinished: true, cancel: canceller.cancel)
     }
 
     /// Sends the next request of a redirect chain as a new task, unless the send ended meanwhile.

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLResponse and HTTPURLResponse live in FoundationNetworking on Linux.

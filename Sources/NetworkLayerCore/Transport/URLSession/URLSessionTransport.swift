@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLSession lives in FoundationNetworking on Linux.
@@ -295,7 +296,7 @@ public final class URLSessionTransport: Transport {
                 let result = TaskContext.result(
                     body: data ?? Data(), response: response, error: error, request: original,
                     deadline: original.timeoutInterval)
-                state.end(with: result, workFinished: true, cancel: canceller.cancel)
+                SendState.end(state, with: result, workFinished: true, cancel: canceller.cancel)
             }
         }
         guard state.withLock({ $0.run(task) }) else {

@@ -1,0 +1,116 @@
+public import Foundation
+public import NetworkLayerCore
+import NetworkLayerSupport
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+/// Sends a request again when the failure is likely to pass: a lost or refused connection, a timeout, or a status
+/// of 408, 429, 500, 502, 503 or 504.
+///
+/// ```swift
+/// let network = Network(transport: URLSessionTransport(), middleware: [RetryMiddleware(maxAttempts: 3)])
+/// ```
+///
+/// - Only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are sent again, unless the route says
+///   ``RequestOptions/retry`` `= .always`; `.never` turns retrying off for a route.
+/// - Between attempts it waits with exponential backoff and full jitter: a random time up to
+///   `baseDelay × 2^(attempt − 1)`, at most `maxDelay`.
+/// - A `Retry-After` header, in seconds or as an HTTP date, sets the wait instead. When it asks for longer than
+///   `maxDelay`, or for longer than the send's deadline allows, the response is returned at once instead.
+/// - Cancelling the task ends a wait at once with ``NetworkError/cancelled``; the whole send, every attempt and wait
+///   included, stays within ``Network/timeout``.
+public struct RetryMiddleware: ResponseHeadMiddleware {
+    /// The most attempts per send, the first included.
+    public let maxAttempts: Int
+    /// The backoff before the second attempt, in seconds; it doubles with each attempt.
+    public let baseDelay: TimeInterval
+    /// The longest wait between two attempts, in seconds.
+    public let maxDelay: TimeInterval
+
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
+    private let now: @Sendable () -> Date
+    private let random: @Sendable (ClosedRange<Double>) -> Double
+
+    /// The statuses worth another attempt.
+    public static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+    /// The methods that are safe to send again.
+    public static let idempotentMethods = RetryOption.idempotentMethods
+
+    /// Creates a retry middleware.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: The most attempts per send, the first included. Defaults to 3.
+    ///   - baseDelay: The backoff before the second attempt, in seconds. Defaults to 0.5.
+    ///   - maxDelay: The longest wait between attempts, in seconds. Defaults to 30.
+    public init(maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30) {
+        self.init(
+            maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay,
+            sleep: { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1_000_000_000)) },
+            now: { Date() }, random: { Double.random(in: $0) })
+    }
+
+    /// Creates a retry middleware that waits, reads the time and draws its jitter with the functions given.
+    init(
+        maxAttempts: Int,
+        baseDelay: TimeInterval,
+        maxDelay: TimeInterval,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        now: @escaping @Sendable () -> Date,
+        random: @escaping @Sendable (ClosedRange<Double>) -> Double
+    ) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = max(0, baseDelay)
+        self.maxDelay = max(0, maxDelay)
+        self.sleep = sleep
+        self.now = now
+        self.random = random
+    }
+
+    /// Sends the request, and again after a wait while the outcome is worth retrying and attempts remain.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
+        var context = context
+        while true {
+            let outcome: Result<(Data, ResponseHead), any Error>
+            do {
+                outcome = .success(try await next(request, context))
+            } catch {
+                outcome = .failure(error)
+            }
+            guard context.attempt < maxAttempts, context.canResend,
+                context.options.retry.allowsSendingAgain(method: request.httpMethod),
+                let delay = delay(after: outcome, attempt: context.attempt),
+                delay < context.timeRemaining
+            else { return try outcome.get() }
+            try await sleep(delay)
+            context.attempt += 1
+        }
+    }
+
+    /// How long to wait before the next attempt, or `nil` if the outcome is final.
+    func delay(after outcome: Result<(Data, ResponseHead), any Error>, attempt: Int) -> TimeInterval? {
+        switch outcome {
+        case .success(let (_, response)):
+            guard Self.retryableStatuses.contains(response.statusCode) else { return nil }
+            if let retryAfter = response.value(forHTTPHeaderField: "Retry-After") {
+                guard let asked = RetryAfter.seconds(from: retryAfter, now: now()) else { return backoff(attempt) }
+                return asked <= maxDelay ? asked : nil
+            }
+            return backoff(attempt)
+        case .failure(let error):
+            guard (error as? NetworkError)?.transience?.isWorthRetrying == true else { return nil }
+            return backoff(attempt)
+        }
+    }
+
+    /// Full jitter: a random wait up to the exponential cap.
+    private func backoff(_ attempt: Int) -> TimeInterval {
+        random(0...ExponentialBackoff(base: baseDelay, maximum: maxDelay).delay(beforeAttempt: attempt))
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import NetworkLayerCore
+import NetworkLayerSupport
+
+/// One record of the offline queue's journal: an entry queued, delivered, or moved to the dead letters.
+struct JournalRecord: Codable {
+    enum Kind: String, Codable {
+        case queued
+        case delivered
+        case dead
+    }
+
+    /// A failure to build an entry from a request.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let kind: Kind
+    let entry: OfflineQueue.Entry
+
+    /// The entries queued and neither delivered nor dead, in the order they were queued.
+    static func pending(in records: [Data]) -> [OfflineQueue.Entry] {
+        var pending: [OfflineQueue.Entry] = []
+        var finished = Set<UUID>()
+        for record in decoded(records).reversed() {
+            switch record.kind {
+            case .delivered, .dead: finished.insert(record.entry.id)
+            case .queued where !finished.contains(record.entry.id): pending.append(record.entry)
+            case .queued: break
+            }
+        }
+        return pending.reversed()
+    }
+
+    /// The records still needed: those of pending entries; none at all once every entry is finished.
+    static func compacted(_ records: [Data]) -> [Data] {
+        let pending = Set(pending(in: records).map(\.id))
+        return zip(records, decoded(records)).compactMap { data, record in
+            record.kind == .queued && pending.contains(record.entry.id) ? data : nil
+        }
+    }
+
+    /// The records that decode; a record that passed its checksum but does not decode (a newer format) is skipped.
+    private static func decoded(_ records: [Data]) -> [JournalRecord] {
+        records.compactMap { try? JSONDecoder().decode(JournalRecord.self, from: $0) }
+    }
+}
