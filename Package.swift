@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "NetworkLayerMiddleware", targets: ["NetworkLayerMiddleware"]),
         // The response cache and the durable offline queue, both middleware.
         .library(name: "NetworkLayerOffline", targets: ["NetworkLayerOffline"]),
+        // Typed items from a streamed body: Server-Sent Events (reconnecting), JSON Lines, lines.
+        .library(name: "NetworkLayerEvents", targets: ["NetworkLayerEvents"]),
         // The libcurl transport (Linux; empty elsewhere).
         .library(name: "NetworkLayerCurl", targets: ["NetworkLayerCurl"]),
         // MockTransport and its helpers, for your tests; needs the core only.
@@ -36,6 +38,9 @@ let package = Package(
             name: "NetworkLayerMiddleware", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
             swiftSettings: swiftSettings),
         .target(
+            name: "NetworkLayerEvents", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "NetworkLayerOffline", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
             swiftSettings: swiftSettings),
         .target(
@@ -43,7 +48,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayer",
-            dependencies: ["NetworkLayerCore", "NetworkLayerMiddleware", "NetworkLayerOffline", "NetworkLayerCurl"],
+            dependencies: [
+                "NetworkLayerCore", "NetworkLayerMiddleware", "NetworkLayerOffline", "NetworkLayerEvents",
+                "NetworkLayerCurl",
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayerTesting", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
@@ -74,8 +82,8 @@ let package = Package(
             name: "NetworkLayerTests",
             dependencies: [
                 "NetworkLayer", "NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerMiddleware",
-                "NetworkLayerOffline",
-                "NetworkLayerCurl", "NetworkLayerTesting", "HTTPTestServer",
+                "NetworkLayerOffline", "NetworkLayerEvents", "NetworkLayerCurl", "NetworkLayerTesting",
+                "HTTPTestServer",
                 "TLSTestServer", "networklayer-journal-child",
                 "networklayer-proxy-child",
             ],

@@ -12,6 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 swift build --target NetworkLayerMiddleware >/dev/null
 swift build --target NetworkLayerOffline >/dev/null
+swift build --target NetworkLayerEvents >/dev/null
 modules="$(swift build --show-bin-path)/Modules"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +26,7 @@ typecheck() {  # module, sources...
         -enable-upcoming-feature MemberImportVisibility "$@"
 }
 
-for target in NetworkLayerMiddleware NetworkLayerOffline; do
+for target in NetworkLayerMiddleware NetworkLayerOffline NetworkLayerEvents; do
     mapfile -t sources < <(find "Sources/$target" -name '*.swift' | sort)
     typecheck "$target" "${sources[@]}"
     echo "add-on seams: $target compiles as another package would (${#sources[@]} files)"

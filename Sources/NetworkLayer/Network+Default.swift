@@ -2,6 +2,7 @@
 // together, the shared network on the platform's recommended transport.
 @_exported public import NetworkLayerCore
 @_exported public import NetworkLayerCurl
+@_exported public import NetworkLayerEvents
 @_exported public import NetworkLayerMiddleware
 @_exported public import NetworkLayerOffline
 

@@ -83,7 +83,7 @@ public struct MockResponse: Sendable {
     }
 
     /// An event stream (`Content-Type: text/event-stream`) of these events, for code that reads
-    /// ``Network/events(_:reconnect:)``: each event after `interval`.
+    /// `Network.events(_:reconnect:)`: each event after `interval`.
     ///
     /// ```swift
     /// mock.respond(to: ChatRoute.live(id: 3), with: .events([ServerSentEvent(id: "1", data: #"{"text":"Hi"}"#)]))

@@ -153,7 +153,7 @@ private struct Download {
         for (name, value) in resume.requestFields { request.setValue(value, forHTTPHeaderField: name) }
         let streamed: StreamedResponse
         do {
-            streamed = try await network.stream(request, options: options)
+            streamed = try await network.stream(prepared: request, options: options)
         } catch .unacceptableStatus(416, _, _) where resume.offset > 0 {
             _ = resume.rangeNotSatisfiable()
             file.discard()

@@ -28,11 +28,28 @@ extension Network {
     /// - Throws: ``NetworkError``: the route is invalid, the transport failed, the status is not acceptable (with up
     ///   to 64 KiB of the error's body), or the task was cancelled.
     public func stream(_ route: some URLRequestProtocol) async throws(NetworkError) -> StreamedResponse {
-        try await stream(try makeRequest(for: route), options: route.options)
+        try await stream(prepared: try makeRequest(for: route), options: route.options)
     }
 
-    /// Streams a built request through the middleware and the transport and checks the status.
-    func stream(_ request: URLRequest, options: RequestOptions) async throws(NetworkError) -> StreamedResponse {
+    /// Streams a request that is already built (see ``request(for:)``), as it is, through the middleware and the
+    /// transport, and checks the status as ``stream(_:)`` does: what a part that changes requests before streaming
+    /// them (an event stream's `Last-Event-ID`, a download's `Range`) sends with.
+    ///
+    /// ```swift
+    /// var request = try network.request(for: LogRoute.tail(id: 7))
+    /// request.setValue("bytes=1024-", forHTTPHeaderField: "Range")
+    /// let rest = try await network.stream(prepared: request)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - options: What the middleware read from ``RequestContext/options``, and the idle timeout; the route's,
+    ///     when there is one.
+    /// - Throws: ``NetworkError``, as ``stream(_:)`` throws it.
+    public func stream(
+        prepared request: URLRequest,
+        options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> StreamedResponse {
         if Task.isCancelled { throw .cancelled }
         let slot = StreamSlot()
         let (data, received) = try await exchange(request, options: options, streamingInto: slot)

@@ -24,9 +24,9 @@ public struct Network: Sendable {
     }
     /// The middleware and the transport as one chain, made again when either changes.
     private var chain: MiddlewareChain
-    /// The clock deadlines are measured on and backoffs (a stream's reconnection, a download's resume) wait on: the
-    /// system's, or a test's.
-    var clock = UptimeClock.system {
+    /// The clock deadlines are measured on and backoffs (an event stream's reconnection, a download's resume) wait
+    /// on: the system's, or a test's (see ``UptimeClock``).
+    public var clock = UptimeClock.system {
         didSet { chain.clock = clock }
     }
     /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
@@ -50,7 +50,7 @@ public struct Network: Sendable {
     /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
     /// ``APIEnvironment/asDeclared``.
     public var environment: APIEnvironment
-    /// How long reading a streamed body (``stream(_:)``, ``events(_:reconnect:)``) may wait for the network, in
+    /// How long reading a streamed body (``stream(_:)``, `events(_:reconnect:)`) may wait for the network, in
     /// seconds, before it fails with ``NetworkError/TransportFailure/timedOut``. Defaults to 60. Only time spent
     /// waiting for bytes counts, never the time your code takes with a chunk; a route can set its own
     /// (``RequestOptions/idleTimeout``).
@@ -179,21 +179,45 @@ extension Network {
         return (data, response)
     }
 
-    /// Sends a request that is already built, as it is, through the middleware and the transport, and returns the
-    /// body and the response whatever its status: what a middleware that sends later (an offline queue's replays)
-    /// sends with. ``RequestContext/routeRequest`` is `nil` for it, and the request keeps its own
-    /// `timeoutInterval`, within ``timeout``.
+    /// The request this network sends for `route` before any middleware: the route's request with the
+    /// environment's base URL (``Endpoint`` routes) and ``timeout`` as its deadline.
+    ///
+    /// A part built on ``Network`` that changes the request before sending it (an event stream adds
+    /// `Last-Event-ID`, a download `Range`) starts here and sends with ``send(prepared:options:)`` or
+    /// ``stream(prepared:options:)``:
     ///
     /// ```swift
-    /// let (body, response) = try await network.send(prepared: request)
+    /// var request = try network.request(for: UserRoute.getUser(id: 1))
+    /// request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
+    /// let response = try await network.send(prepared: request)
     /// ```
     ///
-    /// - Throws: ``NetworkError`` for a request that cannot be sent, a transport failure, a middleware's error or
-    ///   cancellation; never for a status.
-    public func send(prepared request: URLRequest) async throws(NetworkError) -> (Data, HTTPURLResponse) {
-        if Task.isCancelled { throw .cancelled }
-        let (data, response) = try await exchange(request, options: RequestOptions(), isReplay: true)
-        return (data, try response.httpURLResponse())
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` when the route cannot be built.
+    public func request(for route: some URLRequestProtocol) throws(NetworkError) -> URLRequest {
+        try makeRequest(for: route)
+    }
+
+    /// Sends a request that is already built (see ``request(for:)``), as it is, through the middleware and the
+    /// transport, and checks the status as every `send` does: what a part that changes requests before sending them
+    /// (an offline queue's replays) sends with. The request keeps its own `timeoutInterval`, within ``timeout``.
+    ///
+    /// ```swift
+    /// let response = try await network.send(prepared: request)
+    /// print(response.statusCode, response.value.count)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - options: What the middleware read from ``RequestContext/options``; the route's, when there is one.
+    /// - Returns: The body as it arrived, with the HTTP response.
+    /// - Throws: ``NetworkError``: the request cannot be sent, the transport failed, the status is not acceptable,
+    ///   a middleware failed, or the task was cancelled.
+    public func send(
+        prepared request: URLRequest,
+        options: RequestOptions = RequestOptions()
+    ) async throws(NetworkError) -> Response<Data> {
+        let (data, response) = try await response(for: request, options: options)
+        return Response(value: data, httpResponse: try response.httpURLResponse())
     }
 
     /// Sends through the middleware and the transport (``MiddlewareChain``, with or without middleware); a streamed
@@ -201,14 +225,13 @@ extension Network {
     func exchange(
         _ request: URLRequest,
         options: RequestOptions,
-        isReplay: Bool = false,
         streamingInto slot: StreamSlot? = nil,
         uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, ResponseHead) {
         var chain = chain
         chain.environment = environment
         return try await chain.send(
-            request, options: options, within: timeout, isReplay: isReplay, streamingInto: slot, uploading: upload)
+            request, options: options, within: timeout, streamingInto: slot, uploading: upload)
     }
 
     /// Sends a built request and decodes the body as `T`.

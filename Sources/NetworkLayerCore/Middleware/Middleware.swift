@@ -106,7 +106,7 @@ extension ResponseHeadMiddleware {
 
 /// A middleware that sends requests later, outside any caller's send (an offline queue's replays): a ``Network`` made
 /// with it, or changed to hold it, tells it so, and it sends through that network less itself
-/// (``Network/withoutMiddleware(_:)`` and ``Network/send(prepared:)``).
+/// (``Network/withoutMiddleware(_:)`` and ``Network/send(prepared:options:)``).
 public protocol NetworkAttachedMiddleware: Middleware, AnyObject {
     /// Tells the middleware that it is part of `network`'s middleware; called again whenever that network's
     /// transport or middleware changes.

@@ -50,12 +50,11 @@ struct MiddlewareChain: Sendable {
         _ request: URLRequest,
         options: RequestOptions,
         within seconds: TimeInterval,
-        isReplay: Bool = false,
         streamingInto slot: StreamSlot? = nil,
         uploading upload: UploadBody? = nil
     ) async throws(NetworkError) -> (Data, ResponseHead) {
         var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
-        if !isReplay { start.routeRequest = request }
+        start.routeRequest = request
         start.streamSlot = slot
         start.upload = upload
         start.environment = environment

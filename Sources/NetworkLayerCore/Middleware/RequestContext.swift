@@ -34,9 +34,9 @@ public struct RequestContext: Sendable {
     /// The clock the deadline is measured on: the system's uptime, or a test's.
     let clock: UptimeClock
 
-    /// The request as the route built it, before any middleware: how a middleware tells headers the route set from
-    /// those another middleware added (an offline queue refuses to store a route's secrets). `nil` for a request sent
-    /// with ``Network/send(prepared:)`` or a context made outside ``Network``.
+    /// The request as the route built it (or as given to ``Network/send(prepared:options:)``), before any
+    /// middleware: how a middleware tells headers the route set from those another middleware added (an offline
+    /// queue refuses to store a route's secrets). `nil` for a context made outside ``Network``.
     public internal(set) var routeRequest: URLRequest?
 
     /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
@@ -46,7 +46,7 @@ public struct RequestContext: Sendable {
     /// middleware can watch it end with ``ResponseBody/whenEnded(_:)``, and must not read it.
     public var streamedBody: ResponseBody? { streamSlot?.current }
 
-    /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, ``Network/events(_:reconnect:)``):
+    /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, `Network.events(_:reconnect:)`):
     /// the `Data` that `next` returns is then empty, and the body goes to the caller untouched. A middleware that
     /// keeps or replaces bodies (a cache) leaves such a send alone.
     public var isStreaming: Bool { streamSlot != nil }

@@ -1,5 +1,5 @@
 /// Whether a route's request may be sent again: by `RetryMiddleware` (or a retrying middleware of your own), and by an event stream that reconnects
-/// (``Network/events(_:reconnect:)``).
+/// (`Network.events(_:reconnect:)`).
 public enum RetryOption: Sendable, Hashable {
     /// Send again only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE): the default.
     case idempotentMethodsOnly

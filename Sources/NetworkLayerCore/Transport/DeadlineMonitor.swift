@@ -1,5 +1,5 @@
 import Dispatch
-package import NetworkLayerSupport
+import NetworkLayerSupport
 
 /// Ends sends that pass their deadline, for all sends of one transport (or every ``Network``'s overall deadline)
 /// with a single tick.

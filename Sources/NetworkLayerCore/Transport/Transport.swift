@@ -30,7 +30,7 @@ public import Foundation
 ///
 /// A transport that can hand over a body as it arrives implements ``stream(_:)`` as well, and one that sends a
 /// request body from disk or from a stream implements ``upload(_:from:)``; one that does neither (such as the test
-/// transport above) still serves ``Network/stream(_:)``, ``Network/events(_:reconnect:)`` and
+/// transport above) still serves ``Network/stream(_:)``, `Network.events(_:reconnect:)` and
 /// ``Network/upload(_:from:progress:)``, with whole bodies in memory.
 public protocol Transport: Sendable {
     /// Sends the request and returns the complete body with its HTTP response.

@@ -332,6 +332,9 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         return true
     }
 
+    /// The statuses that deliver an entry: any answer but a client's or a server's error.
+    private static let deliveredStatusCodes = Set(100..<400)
+
     /// Sends one entry; returns whether the replay may go on to the next.
     private func deliver(_ entry: Entry, through replays: Network) async -> Bool {
         var request = URLRequest(url: entry.url)
@@ -339,19 +342,22 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         request.allHTTPHeaderFields = entry.headers.dictionary
         request.httpBody = entry.body
         request.timeoutInterval = replays.timeout
-        let outcome: Result<(Data, HTTPURLResponse), NetworkError>
+        // Any status below 400 delivers the entry; the others come back as `.unacceptableStatus`.
+        var replays = replays
+        replays.acceptableStatusCodes = Self.deliveredStatusCodes
+        let outcome: Result<Response<Data>, NetworkError>
         do throws(NetworkError) {
             outcome = .success(try await replays.send(prepared: request))
         } catch {
             outcome = .failure(error)
         }
         switch outcome {
-        case .success(let (data, response)) where (400..<500).contains(response.statusCode):
+        case .failure(.unacceptableStatus(let statusCode, _, let body)) where (400..<500).contains(statusCode):
             return await finish(
-                entry, deadLetter: DeadLetter(entry: entry, statusCode: response.statusCode, body: data, at: Date()))
-        case .success(let (_, response)) where response.statusCode >= 500:
-            return keepQueued(entry, reason: "HTTP \(response.statusCode)")
-        case .success(let (_, response)):
+                entry, deadLetter: DeadLetter(entry: entry, statusCode: statusCode, body: body, at: Date()))
+        case .failure(.unacceptableStatus(let statusCode, _, _)):
+            return keepQueued(entry, reason: "HTTP \(statusCode)")
+        case .success(let response):
             guard await finish(entry, deadLetter: nil) else { return false }
             state.withLock { $0.delivered() }
             onEvent(.delivered(entry, statusCode: response.statusCode))

@@ -4,6 +4,7 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerEvents
 
 extension StreamingTests {
     @Suite("LineSplitter: lines of a body as they arrive")

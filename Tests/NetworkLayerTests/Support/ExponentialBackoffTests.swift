@@ -4,6 +4,7 @@ import Testing
 @testable import NetworkLayer
 @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
+@testable import NetworkLayerEvents
 @testable import NetworkLayerMiddleware
 @testable import NetworkLayerOffline
 @testable import NetworkLayerSupport

@@ -1,4 +1,6 @@
 import Foundation
+public import NetworkLayerCore
+import NetworkLayerSupport
 
 extension ResponseBody {
     /// The longest line ``lines`` and ``jsonLines(of:decoder:maximumLineLength:)`` accept by default: 1 MiB.

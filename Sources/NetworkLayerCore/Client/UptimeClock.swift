@@ -1,7 +1,17 @@
 import Dispatch
 
-/// The monotonic clock deadlines are measured on and backoffs wait on: the system's uptime, or one a test moves by
-/// hand.
+/// The monotonic clock a ``Network`` measures deadlines on and waits its backoffs on (an event stream's
+/// reconnections, a download's resumes): the system's uptime, or one your test moves by hand.
+///
+/// A test that should not wait for real backoffs gives its network a clock that records the waits instead:
+///
+/// ```swift
+/// let waits = Waits()   // a class of yours that records the seconds it is asked to wait
+/// var network = Network(transport: mock)
+/// network.clock = UptimeClock(
+///     nanoseconds: { DispatchTime.now().uptimeNanoseconds },
+///     sleep: { seconds in waits.record(seconds) })
+/// ```
 public struct UptimeClock: Sendable {
     /// Nanoseconds since an arbitrary start; never goes back.
     public let nanoseconds: @Sendable () -> UInt64
@@ -22,19 +32,19 @@ public struct UptimeClock: Sendable {
     public static let system = UptimeClock { DispatchTime.now().uptimeNanoseconds }
 
     /// Sleeps the task for `seconds`, at most about 31 years.
-    @Sendable public static func taskSleep(_ seconds: Double) async throws {
+    @usableFromInline @Sendable static func taskSleep(_ seconds: Double) async throws {
         guard seconds > 0 else { return try Task.checkCancellation() }
         try await Task.sleep(nanoseconds: UInt64(min(seconds, 1e9) * 1_000_000_000))
     }
 
     /// The instant `seconds` from now; one far in the future for an infinite or huge interval.
-    public func deadline(in seconds: Double) -> UInt64 {
+    func deadline(in seconds: Double) -> UInt64 {
         guard seconds.isFinite, seconds < 1e9 else { return .max }
         return nanoseconds() &+ UInt64(max(0, seconds) * 1_000_000_000)
     }
 
     /// The seconds left until `deadline`, never below zero.
-    public func secondsRemaining(until deadline: UInt64) -> Double {
+    func secondsRemaining(until deadline: UInt64) -> Double {
         let now = nanoseconds()
         return deadline > now ? Double(deadline - now) / 1_000_000_000 : 0
     }

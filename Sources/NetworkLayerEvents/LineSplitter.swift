@@ -1,4 +1,6 @@
 import Foundation
+import NetworkLayerCore
+import NetworkLayerSupport
 
 /// Splits a body's bytes into lines as they arrive, with no I/O: the parser under `body.lines` and JSON Lines.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+import NetworkLayerCore
+import NetworkLayerSupport
 
 /// Decoding one line of a JSON Lines body (https://jsonlines.org), with errors that say which line failed.
 enum JSONLinesDecoding {

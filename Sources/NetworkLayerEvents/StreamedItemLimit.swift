@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerCore
 import NetworkLayerSupport
 
 /// The cap on one item of a streamed body (a line, a server-sent event), shared by the parsers so that both fail the

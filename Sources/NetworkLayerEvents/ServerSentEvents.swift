@@ -1,4 +1,5 @@
 import Foundation
+public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
@@ -101,7 +102,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
             if !parser.lastEventID.isEmpty {
                 request.setValue(parser.lastEventID, forHTTPHeaderField: "Last-Event-ID")
             }
-            let response = try await source.network.stream(request, options: source.options)
+            let response = try await source.network.stream(prepared: request, options: source.options)
             if response.statusCode == 204 {
                 throw NetworkError.unacceptableStatus(204, headers: response.headers, body: Data())
             }
@@ -172,6 +173,8 @@ extension Network {
     ///   - reconnect: Whether and how to connect again. Defaults to ``ReconnectPolicy/automatic``.
     public func events(_ route: some URLRequestProtocol, reconnect: ReconnectPolicy = .automatic) -> ServerSentEvents {
         ServerSentEvents(
-            network: self, request: requestResult(for: route), options: route.options, reconnect: reconnect)
+            network: self, request: Result { () throws(NetworkError) in try request(for: route) },
+            options: route.options,
+            reconnect: reconnect)
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NetworkLayerCore
+import NetworkLayerSupport
 
 /// Turns the bytes of a `text/event-stream` body into ``ServerSentEvent``s, chunk by chunk, with no I/O: the rules of
 /// the WHATWG HTML standard, "Interpreting an event stream" (https://html.spec.whatwg.org/multipage/server-sent-events.html).

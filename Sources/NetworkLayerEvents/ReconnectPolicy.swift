@@ -1,4 +1,5 @@
 import Foundation
+public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
