@@ -1,0 +1,35 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for every parser of bytes that come from the network, one executable each. Not part of the
+// package users depend on: `.ci/fuzz.sh` builds them with `-sanitize=fuzzer,address` and runs each for a bounded time.
+import PackageDescription
+
+let package = Package(
+    name: "NetworkLayerFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(name: "NetworkLayer", path: "..")],
+    targets: [
+        // The declaration of libFuzzer's driver, which each target's main calls.
+        .target(name: "CFuzzDriver"),
+        // Server-Sent Events: the event-stream parser, fed the input whole and in two chunks.
+        .executableTarget(
+            name: "FuzzServerSentEvents",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
+        ),
+        // Lines and JSON Lines: the line splitter and each line's JSON decoding.
+        .executableTarget(
+            name: "FuzzLines",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
+        ),
+        // CurlTransport's header block: the status line and fields libcurl hands over, one line at a time.
+        .executableTarget(
+            name: "FuzzHeaderBlock",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
+        // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
+        .executableTarget(
+            name: "FuzzHeaderValues",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
