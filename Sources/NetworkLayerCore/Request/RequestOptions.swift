@@ -12,13 +12,15 @@
 ///
 /// A middleware reads them from ``RequestContext/options``: `context.options[MyKey.self]`.
 public struct RequestOptions: Sendable {
-    private var values: [ObjectIdentifier: any Sendable] = [:]
+    @usableFromInline var values: [ObjectIdentifier: any Sendable] = [:]
 
     /// Options with every key at its default value.
     public init() {}
 
     /// The value for a key; its ``RequestOptionKey/defaultValue`` until set.
-    public subscript<Key: RequestOptionKey>(_ key: Key.Type) -> Key.Value {
+    ///
+    /// Inlinable, so that a middleware in another module reads its option without an unspecialized generic call.
+    @inlinable public subscript<Key: RequestOptionKey>(_ key: Key.Type) -> Key.Value {
         get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
         set { values[ObjectIdentifier(key)] = newValue }
     }

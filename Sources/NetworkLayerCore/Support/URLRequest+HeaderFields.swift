@@ -27,7 +27,14 @@ extension URLRequest {
     /// ```swift
     /// let signed = request.settingHeaderFields([(key: "X-Signature", value: signature)])
     /// ```
-    public func settingHeaderFields(_ fields: some Sequence<(key: String, value: String)>) -> URLRequest {
+    @inlinable public func settingHeaderFields(_ fields: some Sequence<(key: String, value: String)>) -> URLRequest {
+        // Inlined into the middleware module that calls it, so that its sequence is walked specialized; the work is
+        // done once, on an array.
+        settingHeaderFields(list: Array(fields))
+    }
+
+    /// ``settingHeaderFields(_:)`` on an array of fields.
+    @usableFromInline func settingHeaderFields(list fields: [(key: String, value: String)]) -> URLRequest {
         var all = allHTTPHeaderFields ?? [:]
         for (name, value) in fields {
             if let existing = all.keys.first(where: { HeaderFields.sameName($0, name) }), existing != name {
