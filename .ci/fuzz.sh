@@ -20,8 +20,13 @@ for target in FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues; d
     mkdir -p "$corpus"
     if [ -d "Corpus/$target" ]; then cp "Corpus/$target"/* "$corpus"/; fi
     echo "fuzz: $target for ${seconds} s"
-    (cd "$work" && "$bin/$target" "$corpus" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=2048 \
-        -timeout=10 -print_final_stats=1 2>&1 | tail -12)
-    # libFuzzer exits non-zero on a finding; `set -o pipefail` makes the step fail with it.
+    # libFuzzer exits non-zero on a finding: then the whole report (the stack, the input in base64) is shown.
+    if ! (cd "$work" && "$bin/$target" "$corpus" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=2048 \
+        -timeout=10 -print_final_stats=1 >"$work/$target.log" 2>&1); then
+        grep -v "# Uses:" "$work/$target.log" | tail -120
+        echo "fuzz: $target found an input that fails (above)" >&2
+        exit 1
+    fi
+    tail -6 "$work/$target.log"
 done
 echo "fuzz: every target ran ${seconds} s without a finding"

@@ -18,7 +18,12 @@ public enum RetryAfter {
     ]
 
     /// An HTTP date (RFC 9110's IMF-fixdate, or the obsolete RFC 850 and asctime forms), or `nil`.
+    ///
+    /// Only text that can be one is handed to `DateFormatter`: at most 64 printable ASCII characters, as every form
+    /// is. FoundationNetworking's formatter leaks a character set on some other input (found by the fuzz target),
+    /// which a server could send in every response.
     public static func httpDate(_ text: String) -> Date? {
+        guard text.utf8.count <= 64, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

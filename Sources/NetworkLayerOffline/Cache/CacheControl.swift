@@ -16,7 +16,8 @@ struct CacheControl: Equatable {
     init(_ header: String?) {
         guard let header else { return }
         for part in header.split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1)
+            // Empty pieces kept: a part that is only "=" (or starts with one) has an empty name, ignored, not none.
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
             let value =
                 pieces.count > 1
