@@ -4,20 +4,26 @@
 # module, and NetworkLayerTesting for MockTransport.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-count() {  # directories... -> "lines public"
-    local files
+count() {  # directories... -> "lines public spi"
+    local files all spi pattern
     files=$(find "$@" -name '*.swift' | sort)
+    pattern='^\s*(@[A-Za-z_]+(\([^)]*\))? )*public (\w+ )*(func|var|let|init|struct|enum|class|protocol|typealias|subscript|actor|associatedtype|static|case)\b|^\s*public init'
+    # A file whose type is `@_spi(TransportKit) public` is public only to a transport that imports that SPI: its
+    # declarations are counted apart.
     # shellcheck disable=SC2086
-    printf '%s %s\n' "$(cat $files | wc -l)" "$(cat $files | grep -cE \
-        '^\s*(@[A-Za-z_]+(\([^)]*\))? )*public (\w+ )*(func|var|let|init|struct|enum|class|protocol|typealias|subscript|actor|associatedtype|static|case)\b|^\s*public init')"
+    all=$(cat $files | grep -cE "$pattern" || true)
+    # shellcheck disable=SC2086
+    spi=$(grep -l '^@_spi(TransportKit) public' $files | xargs -r cat | grep -cE "$pattern" || true)
+    # shellcheck disable=SC2086
+    printf '%s %s %s\n' "$(cat $files | wc -l)" "$((all - spi))" "$spi"
 }
-printf '%-28s %7s %7s\n' module lines public
+printf '%-28s %7s %7s %5s\n' module lines public spi
 for module in NetworkLayerCore NetworkLayerSupport NetworkLayerMiddleware NetworkLayerOffline NetworkLayerEvents \
     NetworkLayerCurl NetworkLayer NetworkLayerTesting; do
-    read -r lines public <<<"$(count "Sources/$module")"
-    printf '%-28s %7s %7s\n' "$module" "$lines" "$public"
+    read -r lines public spi <<<"$(count "Sources/$module")"
+    printf '%-28s %7s %7s %5s\n' "$module" "$lines" "$public" "$spi"
 done
-read -r lines public <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport)"
-printf '%-28s %7s %7s\n' "core + support" "$lines" "$public"
-read -r lines public <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport Sources/NetworkLayerTesting)"
-printf '%-28s %7s %7s\n' "core + support + testing" "$lines" "$public"
+read -r lines public spi <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport)"
+printf '%-28s %7s %7s %5s\n' "core + support" "$lines" "$public" "$spi"
+read -r lines public spi <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport Sources/NetworkLayerTesting)"
+printf '%-28s %7s %7s %5s\n' "core + support + testing" "$lines" "$public" "$spi"

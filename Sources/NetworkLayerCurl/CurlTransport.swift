@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    public import NetworkLayerCore
+    @_spi(TransportKit) public import NetworkLayerCore
     import CCurl
     import Foundation
     public import FoundationNetworking

@@ -83,7 +83,10 @@ public enum NetworkError: Error, Sendable {
 extension NetworkError {
     /// The error for a request still unfinished when its overall deadline passed, whichever transport ended it:
     /// "Transport failed (timedOut): URLError -1001: GET did not complete within 60 s (https://…)".
-    package static func deadlineExceeded(after seconds: TimeInterval, for request: URLRequest) -> NetworkError {
+    @usableFromInline package static func deadlineExceeded(
+        after seconds: TimeInterval,
+        for request: URLRequest
+    ) -> NetworkError {
         let limit = seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
         var info: [String: Any] = [
             NSLocalizedDescriptionKey: "\(request.httpMethod ?? "GET") did not complete within \(limit) s"

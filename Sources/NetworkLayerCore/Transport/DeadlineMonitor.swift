@@ -11,7 +11,7 @@ import NetworkLayerSupport
 /// watched (an idle event stream's 60 s), nothing wakes in between, which on a phone is battery. Registering and
 /// finishing cost a lock and a dictionary update; a registration schedules a tick only when its deadline comes
 /// before the one already scheduled.
-package final class DeadlineMonitor: Sendable {
+@_spi(TransportKit) public final class DeadlineMonitor: Sendable {
     /// How late a deadline may fire, at most.
     static let resolution: UInt64 = 50_000_000
     /// The longest single wait of a tick: a deadline further away is reached in steps this long, so that no wait
@@ -46,12 +46,12 @@ package final class DeadlineMonitor: Sendable {
     private let state = Locked(State())
 
     /// Creates a monitor whose deadlines are measured on `clock`.
-    package init(clock: UptimeClock = .system) {
+    public init(clock: UptimeClock = .system) {
         self.clock = clock
     }
 
     /// Calls `expire` once `seconds` have passed, unless ``cancel(_:)`` comes first; returns the watch's identifier.
-    func watch(seconds: Double, expire: @escaping @Sendable () -> Void) -> Int {
+    @usableFromInline func watch(seconds: Double, expire: @escaping @Sendable () -> Void) -> Int {
         let now = clock.nanoseconds()
         let deadline = clock.deadline(in: seconds)
         let (id, tickAt) = state.withLock { state in
@@ -65,7 +65,7 @@ package final class DeadlineMonitor: Sendable {
     }
 
     /// Forgets a watch whose send finished.
-    func cancel(_ id: Int) {
+    @usableFromInline func cancel(_ id: Int) {
         _ = state.withLock { $0.watches.removeValue(forKey: id) }
     }
 

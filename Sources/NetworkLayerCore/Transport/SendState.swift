@@ -1,5 +1,5 @@
 import Foundation
-package import NetworkLayerSupport
+public import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // HTTPURLResponse lives in FoundationNetworking on Linux.
@@ -14,20 +14,30 @@ package import NetworkLayerSupport
 /// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
 ///
 /// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
-/// still in parts (``CurlTransport``, see ``ResponseHead``).
-package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
-    package typealias Continuation = CheckedContinuation<Reply, any Error>
-    package typealias Outcome = Result<Reply, any Error>
+/// still in parts (`CurlTransport`, see ``ResponseHead``).
+///
+/// Public only to transports that import the `TransportKit` SPI: `@inlinable` code of a `package` type is neither
+/// checked nor specialized in another module, so `CurlTransport` ran ``perform(_:within:in:cancel:start:)``
+/// unspecialized, looking up the generic metadata of its state on every send.
+@_spi(TransportKit) public struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
+    /// The caller waiting for the send.
+    public typealias Continuation = CheckedContinuation<Reply, any Error>
+    /// What the send ends with.
+    public typealias Outcome = Result<Reply, any Error>
 
     /// What ending a send leaves to do once the lock is released.
-    package struct Ending {
-        package let continuation: Continuation?
-        package let outcome: Outcome
+    public struct Ending {
+        /// The caller to resume, unless it attached after the end.
+        public let continuation: Continuation?
+        /// What the caller is resumed with.
+        public let outcome: Outcome
         /// The work to cancel, if the send ended before its work did.
-        package let work: Work?
-        package let deadline: (id: Int, monitor: DeadlineMonitor)?
+        public let work: Work?
+        /// The deadline watch to stop.
+        public let deadline: (id: Int, monitor: DeadlineMonitor)?
 
-        @inlinable package init(
+        /// What ending a send leaves to do.
+        @inlinable public init(
             continuation: Continuation?,
             outcome: Outcome,
             work: Work?,
@@ -40,16 +50,20 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
         }
     }
 
+    /// A send not yet started.
+    @inlinable public init() {}
+
     @usableFromInline var continuation: Continuation?
     /// An outcome decided before the caller's continuation was attached (a cancellation that came first).
     @usableFromInline var earlyOutcome: Outcome?
     @usableFromInline var work: Work?
     @usableFromInline var deadline: (id: Int, monitor: DeadlineMonitor)?
+    @usableFromInline var ended = false
     /// Whether the send has ended; nothing about it changes afterwards.
-    @usableFromInline package internal(set) var hasEnded = false
+    @inlinable public var hasEnded: Bool { ended }
 
     /// Attaches the caller; returns the outcome to resume it with at once if the send already ended.
-    @inlinable package mutating func attach(_ continuation: Continuation) -> Outcome? {
+    @inlinable public mutating func attach(_ continuation: Continuation) -> Outcome? {
         guard !hasEnded else { return earlyOutcome ?? .failure(CancellationError()) }
         self.continuation = continuation
         return nil
@@ -57,7 +71,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 
     /// Records the work now running for the send (the first, or the next hop of a redirect chain); returns false
     /// if the send already ended, in which case the work must not start.
-    @inlinable package mutating func run(_ work: Work) -> Bool {
+    @inlinable public mutating func run(_ work: Work) -> Bool {
         guard !hasEnded else { return false }
         self.work = work
         return true
@@ -65,7 +79,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 
     /// Keeps the deadline watch so that ending can stop it; returns false if the send already ended, in which case
     /// the caller stops the watch itself.
-    @inlinable package mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
+    @inlinable public mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
         guard !hasEnded else { return false }
         deadline = (id, monitor)
         return true
@@ -75,9 +89,9 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
     ///
     /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
     ///   cancelling.
-    @inlinable package mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
-        guard !hasEnded else { return nil }
-        hasEnded = true
+    @inlinable public mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
+        guard !ended else { return nil }
+        ended = true
         defer {
             continuation = nil
             work = nil
@@ -92,7 +106,7 @@ package struct SendState<Work: Sendable, Reply: Sendable>: Sendable {
 extension SendState {
     /// Ends the send in `state` with `outcome` unless it already ended: stops its deadline watch, resumes the caller
     /// now, and hands the work, unless it finished by itself, to `cancel`.
-    @inlinable package static func end(
+    @inlinable public static func end(
         _ state: Locked<SendState>,
         with outcome: Outcome,
         workFinished: Bool = false,
@@ -106,7 +120,7 @@ extension SendState {
 
     /// Ends the send in `state` with the deadline error for `request` once `seconds` have passed, counting from now,
     /// and hands its work, if still running, to `cancel`.
-    @inlinable package static func watchDeadline(
+    @inlinable public static func watchDeadline(
         _ state: Locked<SendState>,
         of request: URLRequest,
         within seconds: Double,
@@ -131,7 +145,7 @@ extension SendState {
     ///   - monitor: The monitor that watches the deadline.
     ///   - cancel: Stops work that is still running when the send ends without it; called outside the lock.
     ///   - start: Begins the work and records it with ``run(_:)``; called once, unless the send already ended.
-    @inlinable package static func perform(
+    @inlinable public static func perform(
         _ request: URLRequest,
         within seconds: Double,
         in monitor: DeadlineMonitor,
