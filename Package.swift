@@ -43,8 +43,10 @@ let package = Package(
         .target(
             name: "NetworkLayerOffline", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
             swiftSettings: swiftSettings),
+        .target(name: "NetworkLayerWebSockets", swiftSettings: swiftSettings),
         .target(
-            name: "NetworkLayerCurl", dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "CCurl"],
+            name: "NetworkLayerCurl",
+            dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSockets", "CCurl"],
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayer",
@@ -83,6 +85,7 @@ let package = Package(
             dependencies: [
                 "NetworkLayer", "NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerMiddleware",
                 "NetworkLayerOffline", "NetworkLayerEvents", "NetworkLayerCurl", "NetworkLayerTesting",
+                "NetworkLayerWebSockets",
                 "HTTPTestServer",
                 "TLSTestServer", "networklayer-journal-child",
                 "networklayer-proxy-child",

@@ -27,6 +27,10 @@ let package = Package(
         ),
         // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
+            name: "FuzzWebSocketFrames",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
+        .executableTarget(
             name: "FuzzHeaderValues",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),
