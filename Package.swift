@@ -43,7 +43,8 @@ let package = Package(
         .target(
             name: "NetworkLayerOffline", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
             swiftSettings: swiftSettings),
-        .target(name: "NetworkLayerWebSockets", swiftSettings: swiftSettings),
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "NetworkLayerWebSockets", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayerCurl",
             dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSockets", "CCurl"],

@@ -31,6 +31,10 @@ let package = Package(
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
         .executableTarget(
+            name: "FuzzWebSocketInflate",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
+        .executableTarget(
             name: "FuzzHeaderValues",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),

@@ -34,12 +34,23 @@ package struct WebSocketConnectionState {
     private var parser: WebSocketFrameParser
     private var assembler: WebSocketMessageAssembler
     private var masks: any RandomNumberGenerator
+    private let maximumMessageSize: Int
+    private let deflater: MessageDeflater?
+    private let inflater: MessageInflater?
 
     /// - Parameters:
-    ///   - maximumMessageSize: The largest message (and frame) the client accepts; more fails with 1009.
+    ///   - maximumMessageSize: The largest message (and frame) the client accepts, inflated; more fails with 1009.
+    ///   - compression: permessage-deflate as the server accepted it, or `nil`.
     ///   - masks: Where the masking keys come from: the system's generator, or a seeded one in tests.
-    package init(maximumMessageSize: Int, masks: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
-        parser = WebSocketFrameParser(maximumPayload: maximumMessageSize)
+    package init(
+        maximumMessageSize: Int,
+        compression: PerMessageDeflate? = nil,
+        masks: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    ) {
+        self.maximumMessageSize = maximumMessageSize
+        deflater = compression.flatMap(MessageDeflater.init)
+        inflater = compression.flatMap(MessageInflater.init)
+        parser = WebSocketFrameParser(maximumPayload: maximumMessageSize, allowsCompression: inflater != nil)
         assembler = WebSocketMessageAssembler(maximumMessageSize: maximumMessageSize)
         self.masks = masks
     }
@@ -50,14 +61,22 @@ package struct WebSocketConnectionState {
         guard phase != .closed else { return [] }
         parser.append(bytes)
         var actions: [Action] = []
-        do {
+        do throws(WebSocketViolation) {
             while phase != .closed, let frame = try parser.nextFrame() {
                 guard let event = try assembler.take(frame) else { continue }
                 switch event {
-                case .message(let opcode, let payload, _):
+                case .message(let opcode, let received, let isCompressed):
                     // Data that arrives after the client's close frame is not delivered (RFC 6455 §5.5.1: the app
                     // asked for the end).
                     guard phase == .open else { continue }
+                    var payload = received
+                    if isCompressed, let inflater {
+                        payload = try inflater.decompress(received, limit: maximumMessageSize)
+                        var text = UTF8Validation()
+                        if opcode == .text, text.take(payload) != nil || !text.isComplete {
+                            throw WebSocketViolation.invalidText("a compressed text message that is not UTF-8")
+                        }
+                    }
                     if opcode == .text {
                         actions.append(.deliver(.text(String(decoding: payload, as: UTF8.self))))
                     } else {
@@ -86,10 +105,13 @@ package struct WebSocketConnectionState {
     /// The bytes of `message` as one frame, or `nil` once the client or the server started closing.
     package mutating func send(_ message: Message) -> [UInt8]? {
         guard phase == .open else { return nil }
-        switch message {
-        case .text(let text): return encoded(.text, Array(text.utf8))
-        case .binary(let bytes): return encoded(.binary, bytes)
-        }
+        let (opcode, bytes): (WebSocketOpcode, [UInt8]) =
+            switch message {
+            case .text(let text): (.text, Array(text.utf8))
+            case .binary(let bytes): (.binary, bytes)
+            }
+        guard let deflater else { return encoded(opcode, bytes) }
+        return encoded(opcode, deflater.compress(bytes), compressed: true)
     }
 
     /// The bytes of a ping carrying `payload` (at most 125 bytes), or `nil` when it cannot be sent.
@@ -119,9 +141,10 @@ package struct WebSocketConnectionState {
         return actions
     }
 
-    private mutating func encoded(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
+    private mutating func encoded(_ opcode: WebSocketOpcode, _ payload: [UInt8], compressed: Bool = false) -> [UInt8] {
         WebSocketFrameEncoder.encode(
-            opcode, payload: payload, maskingKey: UInt32.random(in: 0...UInt32.max, using: &masks))
+            opcode, payload: payload, isCompressed: compressed,
+            maskingKey: UInt32.random(in: 0...UInt32.max, using: &masks))
     }
 
     /// A close frame's payload: the code, and as much of the reason as fits in 123 bytes without cutting a character.
