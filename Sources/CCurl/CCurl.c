@@ -59,6 +59,9 @@ static struct {
     int (*multi_socket_action)(void *, int, int, int *);
     int (*multi_timeout)(void *, long *);
     multi_message *(*multi_info_read)(void *, int *);
+    int (*easy_perform)(void *);
+    int (*easy_send)(void *, const void *, size_t, size_t *);
+    int (*easy_recv)(void *, void *, size_t, size_t *);
 } curl;
 
 // The OpenSSL 1.1+ calls that look into an idle TLS connection, found among libcurl's own dependencies (so they are
@@ -138,6 +141,9 @@ static void load(void) {
     LOAD(multi_timeout, "curl_multi_timeout");
     LOAD(easy_pause, "curl_easy_pause");
     LOAD(multi_info_read, "curl_multi_info_read");
+    LOAD(easy_perform, "curl_easy_perform");
+    LOAD(easy_send, "curl_easy_send");
+    LOAD(easy_recv, "curl_easy_recv");
     // dlsym on libcurl's handle searches its dependencies too.
     load_tls(library);
     // curl_global_init is reference counted; FoundationNetworking calls it too. CURLVERSION_FIRST (0) asks for
@@ -251,6 +257,22 @@ int nl_curl_tls_idle_input(void *easy, int socket) {
     tls.set0_rbio(ssl, read_bio);
     tls.set0_wbio(ssl, write_bio);
     return nothing_more ? NLCURL_TLS_IDLE_NO_DATA : NLCURL_TLS_IDLE_DATA;
+}
+
+int nl_curl_easy_perform(void *easy) { return curl.easy_perform(easy); }
+
+int nl_curl_easy_send(void *easy, const void *buffer, size_t length, size_t *sent) {
+    return curl.easy_send(easy, buffer, length, sent);
+}
+
+int nl_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received) {
+    return curl.easy_recv(easy, buffer, length, received);
+}
+
+int nl_curl_easy_active_socket(void *easy) {
+    // CURLINFO_ACTIVESOCKET (CURLINFO_SOCKET + 44) answers a curl_socket_t, an int here.
+    int socket = -1;
+    return curl.easy_getinfo(easy, 0x500000 + 44, &socket) == 0 ? socket : -1;
 }
 
 int nl_curl_easy_getinfo_long(void *easy, int info_id, long *value) {

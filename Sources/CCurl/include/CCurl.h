@@ -35,6 +35,8 @@ enum {
     NLCURLOPT_BUFFERSIZE = 98,
     NLCURLOPT_UPLOAD_BUFFERSIZE = 280,
     NLCURLOPT_NOSIGNAL = 99,
+    NLCURLOPT_CONNECT_ONLY = 141,
+    NLCURLOPT_CONNECTTIMEOUT_MS = 156,
     NLCURLOPT_ACCEPT_ENCODING = 10102,
     NLCURLOPT_POSTFIELDSIZE_LARGE = 30120,
     NLCURLOPT_SOCKOPTFUNCTION = 20148,
@@ -78,6 +80,7 @@ enum {
     NLCURLPROTO_HTTP = 1,
     NLCURLPROTO_HTTPS = 2,
     NLCURL_HTTP_VERSION_2TLS = 4,
+    NLCURL_HTTP_VERSION_1_1 = 2,
     NLCURL_SSLVERSION_TLSv1_2 = 6,
     NLCURL_SSLVERSION_TLSv1_3 = 7,
     NLCURLPIPE_MULTIPLEX = 2,
@@ -120,6 +123,14 @@ int nl_curl_easy_setopt_sockopt(void *easy, int (*callback)(void *, int, int));
 /// callback returns 0 (done), 1 (failed) or 2 (cannot seek).
 int nl_curl_easy_setopt_seek(void *easy, int (*callback)(void *, int64_t, int));
 int nl_curl_easy_getinfo_long(void *easy, int info, long *value);
+/// curl_easy_perform: runs a transfer on the calling thread, blocking (a CONNECT_ONLY one ends once connected).
+int nl_curl_easy_perform(void *easy);
+/// curl_easy_send and curl_easy_recv on a CONNECT_ONLY connection, which never block: CURLE_AGAIN (81) when the socket
+/// cannot take or give bytes now; a receive of 0 bytes with CURLE_OK is the end of the connection.
+int nl_curl_easy_send(void *easy, const void *buffer, size_t length, size_t *sent);
+int nl_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received);
+/// The socket of a CONNECT_ONLY connection (CURLINFO_ACTIVESOCKET), or -1.
+int nl_curl_easy_active_socket(void *easy);
 const char *nl_curl_easy_strerror(int code);
 
 void *nl_curl_slist_append(void *list, const char *line);

@@ -161,10 +161,12 @@ enum Toolchain {
         let file = folder.appendingPathComponent("main.swift")
         try Data(source.utf8).write(to: file)
         var arguments = ["-typecheck", "-swift-version", "6", "-module-name", name, "-I", modules.path, file.path]
-        // NetworkLayer imports a C module of its own; a package that depends on it gets its module map from SwiftPM.
-        let cModuleMap = modules.deletingLastPathComponent().appendingPathComponent("CCurl.build/module.modulemap")
-        if FileManager.default.fileExists(atPath: cModuleMap.path) {
-            arguments += ["-Xcc", "-fmodule-map-file=\(cModuleMap.path)"]
+        // NetworkLayer imports C modules of its own; a package that depends on it gets their module maps from SwiftPM.
+        for cModule in ["CCurl", "CZlib"] {
+            let map = modules.deletingLastPathComponent().appendingPathComponent("\(cModule).build/module.modulemap")
+            if FileManager.default.fileExists(atPath: map.path) {
+                arguments += ["-Xcc", "-fmodule-map-file=\(map.path)"]
+            }
         }
         #if os(macOS)
             arguments = ["swiftc", "-sdk", try await sdkPath()] + arguments

@@ -1,0 +1,620 @@
+import NetworkLayerSupport
+
+#if os(Linux)
+    import CCurl
+    import Dispatch
+    import Foundation
+    import NetworkLayerCore
+    package import NetworkLayerWebSockets
+
+    /// A WebSocket over a connection libcurl opens and secures (`CURLOPT_CONNECT_ONLY`): libcurl resolves the host,
+    /// connects, goes through a proxy and does TLS (HTTP/1.1 only in ALPN); the handshake and every frame are ours
+    /// (``WebSocketConnectionState``), moved with `curl_easy_send` and `curl_easy_recv` as the socket is ready.
+    ///
+    /// The socket is watched by dispatch sources on the connection's own serial queue (no thread of its own): reading
+    /// stops while more than ``bufferedMessageLimit`` messages wait for the app, so a server that floods a slow
+    /// reader fills the socket's buffers, not memory; a send returns once its frame is written.
+    ///
+    /// Why `@unchecked Sendable` is sound: every mutable property is read and written only on `queue`, a serial
+    /// queue: the sources' handlers run there, and every method hops onto it before it touches them. The easy
+    /// handle is used on `queue` only once ``connect(_:handshake:maximumMessageSize:timeout:rules:)`` returns.
+    package final class CurlWebSocket: @unchecked Sendable {
+        /// How many received messages may wait for the app before the connection stops reading.
+        package static let bufferedMessageLimit = 16
+        /// The longest wait for the server's close frame after the client's, in seconds, by default.
+        package static let defaultCloseTimeout = 5.0
+
+        private let queue: DispatchQueue
+        private let closeTimeout: Double
+        private let easy: CurlEasyHandle
+        private let socket: Int32
+        private var state: WebSocketConnectionState
+        /// What the server agreed to in the handshake.
+        package let agreement: WebSocketHandshake.Agreement
+
+        private var readSource: (any DispatchSourceRead)?
+        private var isReading = false
+        private var writeSource: (any DispatchSourceWrite)?
+        private var isWaitingToWrite = false
+        /// Frames to write, and how many bytes of the first one are already written.
+        private var outbox: [(bytes: [UInt8], done: CheckedContinuation<Void, any Error>?)] = []
+        private var written = 0
+        private var received: [WebSocketConnectionState.Message] = []
+        private var receiver: CheckedContinuation<WebSocketConnectionState.Message?, any Error>?
+        private var pings: [(payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
+        private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// How the connection ended, once it has: the close code and reason, or the error it failed with.
+        private var ending: (code: UInt16?, reason: String, error: NetworkError?)?
+        private var isReleased = false
+        /// Entered for each dispatch source, left by its cancel handler.
+        private let sourcesDone = DispatchGroup()
+
+        private init(
+            easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
+            agreement: WebSocketHandshake.Agreement, queue: DispatchQueue, closeTimeout: Double
+        ) {
+            self.closeTimeout = closeTimeout
+            self.easy = easy
+            self.socket = socket
+            self.state = state
+            self.agreement = agreement
+            self.queue = queue
+        }
+
+        /// How the connection ended: the server's close code (or the client's, when it failed the connection), and
+        /// its reason; `nil` while it is open.
+        package var closeCode: UInt16? { queue.sync { ending?.code } }
+        package var closeReason: String? { queue.sync { ending?.reason } }
+
+        // MARK: Opening
+
+        /// Connects to `request.url` (ws, wss, http or https), sends the handshake with the request's header fields,
+        /// and checks the server's answer.
+        ///
+        /// - Throws: `NetworkError`: the connection's failure as a send's; `.unacceptableStatus` for an answer other
+        ///   than 101, with its fields and body; `.transport(.badResponse)` for a 101 that fails a check of the
+        ///   handshake; `.transport(.timedOut)` when the handshake does not finish within `timeout`.
+        static func connect(
+            _ request: URLRequest,
+            handshake: WebSocketHandshake,
+            maximumMessageSize: Int,
+            timeout: Double,
+            closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
+            rules: CurlTransferRules
+        ) async throws(NetworkError) -> CurlWebSocket {
+            guard let url = request.url, let target = Target(url) else {
+                throw .invalidRequest(.url, reason: "a WebSocket URL is absolute ws, wss, http or https")
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let queue = DispatchQueue(label: "NetworkLayer.CurlWebSocket \(target.authority)")
+            let easy = try await open(target, timeout: timeout, rules: rules, on: queue)
+            let socket = nl_curl_easy_active_socket(easy.pointer)
+            guard socket >= 0 else {
+                easy.cleanUp()
+                throw .transport(.other, underlyingError: URLError(.unknown, description: "libcurl gave no socket"))
+            }
+            let opening = Opening(
+                easy: easy, socket: socket, queue: queue,
+                deadline: started + UInt64(max(0, timeout) * 1e9))
+            let head: (status: Int, fields: [(name: String, value: String)], rest: [UInt8])
+            do throws(NetworkError) {
+                try await opening.write(Array(handshakeRequest(request, target: target, handshake: handshake).utf8))
+                head = try await opening.readHead(limit: rules.maximumHeaderSize, url: url)
+            } catch {
+                easy.cleanUp()
+                throw error
+            }
+            func value(_ name: String) -> String? {
+                let values = head.fields.filter { HeaderFields.sameName($0.name, name) }.map(\.value)
+                return values.isEmpty ? nil : values.joined(separator: ", ")
+            }
+            guard head.status == 101 else {
+                easy.cleanUp()
+                let fields = HeaderFields(ResponseHead.headerFields(merging: head.fields))
+                throw .unacceptableStatus(head.status, headers: fields, body: Data(head.rest))
+            }
+            let agreement: WebSocketHandshake.Agreement
+            var compression: PerMessageDeflate?
+            do throws(WebSocketHandshakeFailure) {
+                agreement = try handshake.check(value)
+                if let item = agreement.extensions.first { compression = try PerMessageDeflate(accepting: item) }
+            } catch {
+                easy.cleanUp()
+                throw .transport(.badResponse, underlyingError: URLError(.badServerResponse, description: "\(error)"))
+            }
+            let socketState = WebSocketConnectionState(
+                maximumMessageSize: maximumMessageSize, compression: compression)
+            let connection = CurlWebSocket(
+                easy: easy, socket: socket, state: socketState, agreement: agreement, queue: queue,
+                closeTimeout: closeTimeout)
+            queue.sync { connection.start(with: head.rest) }
+            return connection
+        }
+
+        /// Connects on a thread of its own: libcurl's connect-only transfer blocks until the connection (and its TLS)
+        /// is up, which must not hold one of Swift's cooperative threads.
+        private static func open(_ target: Target, timeout: Double, rules: CurlTransferRules, on queue: DispatchQueue)
+            async throws(NetworkError) -> CurlEasyHandle
+        {
+            guard let easy = CurlEasyHandle() else {
+                throw .transport(.other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
+            }
+            easy.set(NLCURLOPT_URL, target.curlURL)
+            easy.set(NLCURLOPT_CONNECT_ONLY, 1)
+            easy.set(NLCURLOPT_NOSIGNAL, 1)
+            easy.set(NLCURLOPT_PROTOCOLS, NLCURLPROTO_HTTP | NLCURLPROTO_HTTPS)
+            easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_1_1)
+            easy.set(NLCURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeout * 1000)))
+            easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
+            easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
+            easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
+            switch rules.trustedCertificates {
+            case .blob(let pem, let systemDirectory):
+                // The connection parses its authorities once, now: libcurl copies a blob set with this call.
+                pem.withUnsafeBytes { easy.setBlob(NLCURLOPT_CAINFO_BLOB, $0) }
+                if let systemDirectory { easy.set(NLCURLOPT_CAPATH, systemDirectory) }
+            case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
+            case nil: break
+            }
+            easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
+            let handle = PerformedHandle(pointer: easy.pointer)
+            let code: Int32 = await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: nl_curl_easy_perform(handle.pointer)) }
+            }
+            guard code == 0 else {
+                let detail = String(cString: easy.errorBuffer)
+                let curlCode = CurlCode(rawValue: code)
+                let error = URLError(
+                    curlCode.urlErrorCode,
+                    description: "\(detail.isEmpty ? curlCode.text : detail) (curl error \(code))")
+                easy.cleanUp()
+                throw NetworkError(transportError: error)
+            }
+            return easy
+        }
+
+        /// The handshake request: GET of the target's path and query, with the request's fields and the handshake's.
+        static func handshakeRequest(_ request: URLRequest, target: Target, handshake: WebSocketHandshake) -> String {
+            var text = "GET \(target.requestTarget) HTTP/1.1\r\nHost: \(target.authority)\r\n"
+            let own = Set(handshake.requestFields.map { $0.name.lowercased() } + ["host"])
+            for (name, value) in request.allHTTPHeaderFields ?? [:] where !own.contains(name.lowercased()) {
+                text += "\(name): \(value)\r\n"
+            }
+            for field in handshake.requestFields { text += "\(field.name): \(field.value)\r\n" }
+            return text + "\r\n"
+        }
+
+        // MARK: The app's side
+
+        /// Sends `message`, returning once its frame is written to the socket (it waits while the socket cannot take
+        /// more).
+        ///
+        /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed or is closing.
+        package func send(_ message: WebSocketConnectionState.Message) async throws {
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                queue.async { [self] in
+                    guard let bytes = state.send(message) else { return done.resume(throwing: closedError()) }
+                    outbox.append((bytes, done))
+                    flush()
+                }
+            }
+        }
+
+        /// The next message, or `nil` once the connection closed cleanly.
+        ///
+        /// - Throws: The `NetworkError` the connection failed with: `.transport(.connectionLost)` for a drop,
+        ///   `.transport(.badResponse)` or `.transport(.responseTooLarge)` for a server that broke the protocol or
+        ///   the size limit.
+        package func receive() async throws -> WebSocketConnectionState.Message? {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async { [self] in
+                    if !received.isEmpty {
+                        continuation.resume(returning: received.removeFirst())
+                        resumeReading()
+                    } else if let ending {
+                        if let error = ending.error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: nil)
+                        }
+                    } else if receiver != nil {
+                        continuation.resume(throwing: NetworkError.invalidRequest(.url, reason: "two receives at once"))
+                    } else {
+                        receiver = continuation
+                    }
+                }
+            }
+        }
+
+        /// Sends a ping and returns when its pong arrives.
+        package func ping(_ payload: [UInt8] = []) async throws {
+            try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
+                queue.async { [self] in
+                    guard let bytes = state.ping(payload) else { return answered.resume(throwing: closedError()) }
+                    pings.append((payload, answered))
+                    outbox.append((bytes, nil))
+                    flush()
+                }
+            }
+        }
+
+        /// Closes the connection: sends the close frame, waits at most the close timeout for the server's, then closes
+        /// the socket. Returns at once if the connection already ended.
+        package func close(code: UInt16 = 1000, reason: String = "") async {
+            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+                queue.async { [self] in
+                    guard ending == nil else { return closed.resume() }
+                    closeWaiters.append(closed)
+                    guard let bytes = state.close(code: code, reason: reason) else { return }
+                    outbox.append((bytes, nil))
+                    flush()
+                    queue.asyncAfter(deadline: .now() + closeTimeout) { [weak self] in
+                        self?.end(code: code, reason: reason, error: nil)
+                    }
+                }
+            }
+        }
+
+        // MARK: The socket's side, on `queue`
+
+        private func start(with leftover: [UInt8]) {
+            let read = DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
+            read.setEventHandler { [weak self] in self?.readAvailable() }
+            sourcesDone.enter()
+            read.setCancelHandler { [sourcesDone] in sourcesDone.leave() }
+            readSource = read
+            isReading = true
+            read.resume()
+            if !leftover.isEmpty { handle(state.receive(leftover)) }
+            readAvailable()
+        }
+
+        /// Where reads land, reused from read to read.
+        private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+        private func readAvailable() {
+            while isReading, ending == nil {
+                var count = 0
+                let code = readBuffer.withUnsafeMutableBytes {
+                    nl_curl_easy_recv(easy.pointer, $0.baseAddress, $0.count, &count)
+                }
+                if code == 81 { return }  // CURLE_AGAIN: nothing more now.
+                guard code == 0, count > 0 else {
+                    let description = code == 0 ? "the server closed the connection" : "curl error \(code)"
+                    return end(
+                        code: nil, reason: "",
+                        error: .transport(
+                            .connectionLost, underlyingError: URLError(.networkConnectionLost, description: description)
+                        ))
+                }
+                handle(state.receive(readBuffer[0..<count]))
+            }
+        }
+
+        private func handle(_ actions: [WebSocketConnectionState.Action]) {
+            for action in actions {
+                switch action {
+                case .write(let bytes):
+                    outbox.append((bytes, nil))
+                case .deliver(let message):
+                    if let receiver {
+                        self.receiver = nil
+                        receiver.resume(returning: message)
+                    } else {
+                        received.append(message)
+                        if received.count >= Self.bufferedMessageLimit { pauseReading() }
+                    }
+                case .pong(let payload):
+                    if let index = pings.firstIndex(where: { $0.payload == payload }) {
+                        pings.remove(at: index).answered.resume()
+                    }
+                case .closed(let code, let reason, let violation):
+                    flush()
+                    let error = violation.map { violation -> NetworkError in
+                        .transport(
+                            violation.closeCode == 1009 ? .responseTooLarge : .badResponse,
+                            underlyingError: URLError(.badServerResponse, description: violation.description))
+                    }
+                    end(code: code, reason: reason, error: error)
+                    return
+                }
+            }
+            flush()
+        }
+
+        /// Writes what the outbox holds until the socket takes no more, then waits for it to be writable.
+        private func flush() {
+            while let first = outbox.first, !isReleased {
+                var sent = 0
+                let code = first.bytes.withUnsafeBytes {
+                    nl_curl_easy_send(easy.pointer, $0.baseAddress! + written, $0.count - written, &sent)
+                }
+                if code == 81 { return waitToWrite() }
+                guard code == 0 else {
+                    return end(
+                        code: nil, reason: "",
+                        error: .transport(
+                            .connectionLost,
+                            underlyingError: URLError(.networkConnectionLost, description: "curl error \(code)")))
+                }
+                written += sent
+                if written == first.bytes.count {
+                    outbox.removeFirst()
+                    written = 0
+                    first.done?.resume()
+                }
+            }
+        }
+
+        private func waitToWrite() {
+            if writeSource == nil {
+                let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
+                source.setEventHandler { [weak self] in self?.writable() }
+                sourcesDone.enter()
+                source.setCancelHandler { [sourcesDone] in sourcesDone.leave() }
+                writeSource = source
+            }
+            if !isWaitingToWrite {
+                isWaitingToWrite = true
+                writeSource?.resume()
+            }
+        }
+
+        private func writable() {
+            if isWaitingToWrite {
+                isWaitingToWrite = false
+                writeSource?.suspend()
+            }
+            flush()
+        }
+
+        private func pauseReading() {
+            guard isReading else { return }
+            isReading = false
+            readSource?.suspend()
+        }
+
+        private func resumeReading() {
+            guard !isReading, ending == nil, received.count < Self.bufferedMessageLimit else { return }
+            isReading = true
+            readSource?.resume()
+            readAvailable()
+        }
+
+        /// Ends the connection once: answers everyone waiting, stops watching the socket and closes it.
+        private func end(code: UInt16?, reason: String, error: NetworkError?) {
+            guard ending == nil else { return }
+            ending = (code, reason, error)
+            if let receiver {
+                self.receiver = nil
+                if let error { receiver.resume(throwing: error) } else { receiver.resume(returning: nil) }
+            }
+            for ping in pings { ping.answered.resume(throwing: error ?? closedError()) }
+            pings = []
+            for item in outbox { item.done?.resume(throwing: error ?? closedError()) }
+            outbox = []
+            for waiter in closeWaiters { waiter.resume() }
+            closeWaiters = []
+            release()
+        }
+
+        private func release() {
+            guard !isReleased else { return }
+            isReleased = true
+            // A suspended source must be resumed before it is cancelled.
+            if let readSource {
+                if !isReading { readSource.resume() }
+                readSource.cancel()
+            }
+            if let writeSource {
+                if !isWaitingToWrite { writeSource.resume() }
+                writeSource.cancel()
+            }
+            // libcurl closes the socket: only once both sources have stopped watching it (their cancel handlers
+            // ran, which the group waits for).
+            let handed = HandedEasy(easy: easy)
+            sourcesDone.notify(queue: queue) { handed.easy.cleanUp() }
+        }
+
+        private func closedError() -> NetworkError {
+            ending?.error
+                ?? .transport(
+                    .connectionLost,
+                    underlyingError: URLError(.networkConnectionLost, description: "the WebSocket is closed or closing")
+                )
+        }
+
+        deinit {
+            // Dropped without a close: the sources hold only weak references, so nothing else can reach it.
+            release()
+        }
+    }
+
+    /// An easy handle handed to the code that frees it, once the connection stopped using it.
+    ///
+    /// Why `@unchecked Sendable` is sound: it is made when the connection is released, after which nothing but the
+    /// closure it is handed to touches the handle.
+    private struct HandedEasy: @unchecked Sendable {
+        let easy: CurlEasyHandle
+    }
+
+    /// An easy handle handed to the thread that connects it.
+    ///
+    /// Why `@unchecked Sendable` is sound: the connecting thread is the only one that uses the handle until it
+    /// resumes the task that waits for it, which touches the handle only after that.
+    private struct PerformedHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    extension CurlWebSocket {
+        /// Where a WebSocket URL connects: libcurl's URL (ws and wss as http and https), the `Host` field and the
+        /// request target.
+        struct Target {
+            let curlURL: String
+            let authority: String
+            let requestTarget: String
+
+            init?(_ url: URL) {
+                guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
+                let secure: Bool
+                switch scheme {
+                case "ws", "http": secure = false
+                case "wss", "https": secure = true
+                default: return nil
+                }
+                let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+                authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+                curlURL = "\(secure ? "https" : "http")://\(authority)/"
+                let path = url.path.isEmpty ? "/" : url.path
+                requestTarget = url.query.map { "\(path)?\($0)" } ?? path
+            }
+        }
+
+        /// The handshake's exchange, on `queue`, before the connection exists: writes, and the answer's head read.
+        final class Opening: @unchecked Sendable {
+            // Why `@unchecked Sendable` is sound: used by one task at a time, each of its calls awaited before the
+            // next; the easy handle is not yet shared.
+            let easy: CurlEasyHandle
+            let socket: Int32
+            let queue: DispatchQueue
+            let deadline: UInt64
+
+            init(easy: CurlEasyHandle, socket: Int32, queue: DispatchQueue, deadline: UInt64) {
+                self.easy = easy
+                self.socket = socket
+                self.queue = queue
+                self.deadline = deadline
+            }
+
+            func write(_ bytes: [UInt8]) async throws(NetworkError) {
+                var offset = 0
+                while offset < bytes.count {
+                    var sent = 0
+                    let code = bytes.withUnsafeBytes {
+                        nl_curl_easy_send(easy.pointer, $0.baseAddress! + offset, $0.count - offset, &sent)
+                    }
+                    if code == 81 {
+                        try await wait(forWriting: true)
+                        continue
+                    }
+                    guard code == 0 else { throw Self.lost("curl error \(code) while sending the handshake") }
+                    offset += sent
+                }
+            }
+
+            /// Reads up to the end of the answer's head; returns its status, its fields and the bytes after it.
+            func readHead(limit: Int, url: URL) async throws(NetworkError)
+                -> (status: Int, fields: [(name: String, value: String)], rest: [UInt8])
+            {
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+                while true {
+                    if let end = Self.endOfHead(in: bytes) {
+                        let head = try Self.parseHead(bytes[0..<end], url: url)
+                        return (head.status, head.fields, Array(bytes[(end + 4)...]))
+                    }
+                    guard bytes.count <= limit else {
+                        throw .transport(
+                            .responseTooLarge,
+                            underlyingError: URLError(
+                                .dataLengthExceedsMaximum,
+                                description: "the handshake's answer has a head over \(limit) bytes"))
+                    }
+                    var count = 0
+                    let code = buffer.withUnsafeMutableBytes {
+                        nl_curl_easy_recv(easy.pointer, $0.baseAddress, $0.count, &count)
+                    }
+                    if code == 81 {
+                        try await wait(forWriting: false)
+                        continue
+                    }
+                    guard code == 0, count > 0 else {
+                        throw Self.lost("the server closed the connection during the handshake")
+                    }
+                    bytes += buffer[0..<count]
+                }
+            }
+
+            static func endOfHead(in bytes: [UInt8]) -> Int? {
+                guard bytes.count >= 4 else { return nil }
+                for index in 0...(bytes.count - 4)
+                where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+                    return index
+                }
+                return nil
+            }
+
+            static func parseHead(_ head: ArraySlice<UInt8>, url: URL) throws(NetworkError)
+                -> (status: Int, fields: [(name: String, value: String)])
+            {
+                let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
+                let statusParts = lines[0].split(separator: " ", maxSplits: 2)
+                guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]),
+                    (100...999).contains(status)
+                else {
+                    throw .transport(
+                        .badResponse,
+                        underlyingError: URLError(
+                            .badServerResponse, description: "the handshake's answer is not HTTP/1.1"))
+                }
+                var fields: [(name: String, value: String)] = []
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else {
+                        throw .transport(
+                            .badResponse,
+                            underlyingError: URLError(.badServerResponse, description: "a header line without a colon"))
+                    }
+                    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    fields.append((String(line[..<colon]), value))
+                }
+                return (status, fields)
+            }
+
+            /// The wait in progress: its source, its caller, and its number (a timer of an earlier wait must not
+            /// end a later one). Touched only on `queue`.
+            private var waiting: (source: any DispatchSourceProtocol, caller: CheckedContinuation<Bool, Never>)?
+            private var waits = 0
+
+            /// Waits until the socket is readable or writable, or the handshake's deadline passes.
+            private func wait(forWriting: Bool) async throws(NetworkError) {
+                let now = DispatchTime.now().uptimeNanoseconds
+                let ready: Bool =
+                    now >= deadline
+                    ? false
+                    : await withCheckedContinuation { caller in
+                        queue.async { [self] in
+                            waits += 1
+                            let number = waits
+                            let source: any DispatchSourceProtocol =
+                                forWriting
+                                ? DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
+                                : DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
+                            waiting = (source, caller)
+                            source.setEventHandler { [self] in endWait(number, ready: true) }
+                            source.resume()
+                            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline - now))) { [self] in
+                                endWait(number, ready: false)
+                            }
+                        }
+                    }
+                if !ready {
+                    throw .transport(
+                        .timedOut,
+                        underlyingError: URLError(
+                            .timedOut, description: "the WebSocket handshake did not finish in time"))
+                }
+            }
+
+            private func endWait(_ number: Int, ready: Bool) {
+                guard number == waits, let waiting else { return }
+                self.waiting = nil
+                waiting.source.cancel()
+                waiting.caller.resume(returning: ready)
+            }
+
+            static func lost(_ description: String) -> NetworkError {
+                .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
+            }
+        }
+    }
+#endif

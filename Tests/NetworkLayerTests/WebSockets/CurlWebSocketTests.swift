@@ -1,0 +1,346 @@
+#if os(Linux)
+    import Foundation
+    import Testing
+
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
+    @testable import NetworkLayerWebSockets
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
+    /// The reference server: Python's `websockets` package, in a child process (Tests/Servers/websocket_server.py),
+    /// listening on two loopback ports, with permessage-deflate and without.
+    final class ReferenceWebSocketServer: @unchecked Sendable {
+        // Why `@unchecked Sendable` is sound: every property is set in `init` and never changed.
+        let process: Process
+        let input: Pipe
+        let deflatePort: Int
+        let plainPort: Int
+        let hostilePort: Int
+
+        /// The Python interpreter that has the `websockets` package (`.ci/run` installs it), found through `env`
+        /// once; `nil` when there is none. The server runs on it directly, so that its process is the server's (a
+        /// version manager's `python3` may be a script that starts it as a child).
+        static let python: String? = {
+            let check = Process()
+            let output = Pipe()
+            check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            check.arguments = ["python3", "-c", "import sys, websockets.asyncio.server; print(sys.executable)"]
+            check.standardOutput = output
+            check.standardError = FileHandle.nullDevice
+            do {
+                try check.run()
+                let path = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                check.waitUntilExit()
+                let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
+                return check.terminationStatus == 0 && !trimmed.isEmpty ? trimmed : nil
+            } catch {
+                return nil
+            }
+        }()
+
+        static var isAvailable: Bool { python != nil }
+
+        /// Starts the server and waits (on a thread of its own, not one of Swift's cooperative threads) for the
+        /// line with its ports, at most 20 s.
+        static func start() async throws -> ReferenceWebSocketServer {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Servers/websocket_server.py")
+            let process = Process()
+            let input = Pipe()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
+            process.arguments = [script.path]
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            let reading = output.fileHandleForReading
+            let line: String = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    var line = Data()
+                    let started = Date()
+                    while !line.contains(10), Date().timeIntervalSince(started) < 20 {
+                        let chunk = reading.availableData
+                        if chunk.isEmpty { break }
+                        line += chunk
+                    }
+                    continuation.resume(returning: String(decoding: line, as: UTF8.self))
+                }
+            }
+            let words = line.split(whereSeparator: \.isWhitespace)
+            guard words.count >= 4, words[0] == "PORTS", let deflate = Int(words[1]), let plain = Int(words[2]),
+                let hostile = Int(words[3])
+            else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ServerFailed(output: line)
+            }
+            return ReferenceWebSocketServer(
+                process: process, input: input, deflatePort: deflate, plainPort: plain, hostilePort: hostile)
+        }
+
+        private init(process: Process, input: Pipe, deflatePort: Int, plainPort: Int, hostilePort: Int) {
+            self.process = process
+            self.input = input
+            self.deflatePort = deflatePort
+            self.plainPort = plainPort
+            self.hostilePort = hostilePort
+        }
+
+        struct ServerFailed: Error {
+            let output: String
+        }
+
+        func url(_ path: String, compressed: Bool = true) -> URL {
+            URL(string: "ws://127.0.0.1:\(compressed ? deflatePort : plainPort)\(path)")!
+        }
+
+        /// A path of the hostile server, which breaks the protocol on purpose.
+        func hostileURL(_ path: String) -> URL {
+            URL(string: "ws://127.0.0.1:\(hostilePort)\(path)")!
+        }
+
+        /// Ends the server: it exits when its standard input closes.
+        func stop() {
+            try? input.fileHandleForWriting.close()
+        }
+
+        deinit {
+            stop()
+        }
+    }
+
+    /// CurlTransport's WebSocket connection against the reference implementation, on loopback.
+    @Suite(
+        "CurlWebSocket against Python's websockets", .serialized, .enabled(if: ReferenceWebSocketServer.isAvailable),
+        .timeLimit(.minutes(2)))
+    struct CurlWebSocketTests {
+        let rules = CurlTransferRules(
+            redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
+            trustedCertificates: nil, minimumTLSVersion: 0)
+
+        func connect(
+            _ url: URL,
+            headers: [String: String] = [:],
+            maximumMessageSize: Int = 32 << 20,
+            timeout: Double = 10,
+            closeTimeout: Double = CurlWebSocket.defaultCloseTimeout
+        ) async throws -> CurlWebSocket {
+            try CurlLibrary.load()
+            var request = URLRequest(url: url)
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            var generator = SystemRandomNumberGenerator()
+            let offers = PerMessageDeflate.isAvailable ? [PerMessageDeflate.offer] : []
+            let handshake = WebSocketHandshake(
+                key: .random(using: &generator), extensions: offers)
+            return try await CurlWebSocket.connect(
+                request, handshake: handshake, maximumMessageSize: maximumMessageSize, timeout: timeout,
+                closeTimeout: closeTimeout, rules: rules)
+        }
+
+        /// Expects `body` to throw `NetworkError.transport(failure, _)`.
+        func expectFailure(
+            _ failure: NetworkError.TransportFailure,
+            sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: () async throws -> Void
+        ) async {
+            do {
+                try await body()
+                Issue.record("no \(failure) error", sourceLocation: sourceLocation)
+            } catch {
+                guard case .transport(let found, _) = error as? NetworkError, found == failure else {
+                    Issue.record("\(error), not \(failure)", sourceLocation: sourceLocation)
+                    return
+                }
+            }
+        }
+
+        @Test("Text and binary echo, with permessage-deflate and without", arguments: [true, false])
+        func echo(compressed: Bool) async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/echo", compressed: compressed))
+            #expect(socket.agreement.extensions.isEmpty == !compressed)
+            try await socket.send(.text("hello, ☃"))
+            #expect(try await socket.receive() == .text("hello, ☃"))
+            try await socket.send(.binary([0, 1, 2, 255]))
+            #expect(try await socket.receive() == .binary([0, 1, 2, 255]))
+            try await socket.send(.text(""))
+            #expect(try await socket.receive() == .text(""))
+            await socket.close()
+            #expect(socket.closeCode == 1000)
+        }
+
+        @Test("16 MiB binary and 1 MiB text come back whole", arguments: [true, false])
+        func largeMessages(compressed: Bool) async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/echo", compressed: compressed))
+            // Random bytes (which do not compress), eight at a time: a byte at a time takes seconds in a debug build.
+            var generator = SystemRandomNumberGenerator()
+            var random = [UInt8](repeating: 0, count: 16 << 20)
+            random.withUnsafeMutableBytes { bytes in
+                for offset in stride(from: 0, to: bytes.count, by: 8) {
+                    bytes.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
+                }
+            }
+            let binary = random
+            let text = String(repeating: "WebSocket é ", count: (1 << 20) / 13)
+            async let sent: Void = {
+                try await socket.send(.binary(binary))
+                try await socket.send(.text(text))
+            }()
+            #expect(try await socket.receive() == .binary(binary))
+            #expect(try await socket.receive() == .text(text))
+            try await sent
+            await socket.close()
+        }
+
+        @Test("A message the server sends in fragments arrives as one")
+        func fragments() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/fragments"))
+            try await socket.send(.text("7:a message sent in seven fragments, ☃ included"))
+            #expect(try await socket.receive() == .text("a message sent in seven fragments, ☃ included"))
+            await socket.close()
+        }
+
+        @Test("A ping returns when its pong arrives")
+        func ping() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/echo"))
+            try await socket.ping(Array("are you there".utf8))
+            try await socket.ping()
+            await socket.close()
+        }
+
+        @Test("The server's close ends the messages cleanly, with its code and reason")
+        func theServerCloses() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/close/4001"))
+            try await socket.send(.text("go"))
+            #expect(try await socket.receive() == nil)
+            #expect(socket.closeCode == 4001)
+            #expect(socket.closeReason == "bye")
+            await #expect(throws: NetworkError.self) { try await socket.send(.text("late")) }
+        }
+
+        @Test("The client's close is answered with its code")
+        func theClientCloses() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/echo"))
+            await socket.close(code: 1001, reason: "leaving")
+            #expect(socket.closeCode == 1001)
+            #expect(try await socket.receive() == nil)
+        }
+
+        @Test("The request's header fields reach the server with the handshake's")
+        func headersTravel() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/headers"), headers: ["Authorization": "Bearer t-123"])
+            guard case .text(let json) = try await socket.receive() else {
+                Issue.record("no headers came back")
+                return
+            }
+            let headers = try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+            #expect(headers["authorization"] == "Bearer t-123")
+            #expect(headers["sec-websocket-version"] == "13")
+            #expect(headers["upgrade"] == "websocket")
+            await socket.close()
+        }
+
+        @Test("A handshake the server refuses fails with its status and body")
+        func aRefusedHandshake() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            do {
+                _ = try await connect(server.url("/reject"))
+                Issue.record("a refused handshake connected")
+            } catch let error as NetworkError {
+                guard case .unacceptableStatus(403, _, let body) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
+                #expect(String(decoding: body, as: UTF8.self).hasPrefix("no"))
+            }
+        }
+
+        @Test("A server that goes away ends the messages with connectionLost")
+        func aDropIsTyped() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            let socket = try await connect(server.url("/echo"))
+            try await socket.send(.text("before"))
+            #expect(try await socket.receive() == .text("before"))
+            kill(server.process.processIdentifier, SIGKILL)
+            await expectFailure(.connectionLost) { _ = try await socket.receive() }
+        }
+
+        @Test("A masked frame from the server fails the connection with 1002, typed")
+        func aMaskedFrameFails() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.hostileURL("/masked"))
+            await expectFailure(.badResponse) { _ = try await socket.receive() }
+            #expect(socket.closeCode == 1002)
+        }
+
+        @Test("A 101 whose Sec-WebSocket-Accept is not the key's proof fails the handshake")
+        func aWrongAcceptFails() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            await expectFailure(.badResponse) { _ = try await connect(server.hostileURL("/bad-accept")) }
+        }
+
+        @Test("A handshake that never completes times out")
+        func aSilentHandshakeTimesOut() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            await expectFailure(.timedOut) { _ = try await connect(server.hostileURL("/silent"), timeout: 0.5) }
+        }
+
+        @Test("A server that never answers the close is left after the close timeout")
+        func anUnansweredCloseEnds() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.hostileURL("/no-close-answer"), closeTimeout: 0.3)
+            await socket.close(code: 1001)
+            #expect(socket.closeCode == 1001)
+            #expect(try await socket.receive() == nil)
+        }
+
+        @Test("A server that floods a slow reader fills the socket, not memory")
+        func aFloodIsBounded() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.hostileURL("/flood"), closeTimeout: 0.5)
+            // Let the server send as much as it can while nobody reads.
+            try await Task.sleep(nanoseconds: 300_000_000)
+            let before = Self.residentBytes()
+            try await Task.sleep(nanoseconds: 300_000_000)
+            for _ in 0..<(CurlWebSocket.bufferedMessageLimit * 2) {
+                guard case .binary(let bytes) = try await socket.receive() else {
+                    Issue.record("the flood ended")
+                    return
+                }
+                #expect(bytes.count == 65536)
+            }
+            let after = Self.residentBytes()
+            // At most the buffered messages (16 of 64 KiB) and the read buffer, with room for the allocator.
+            #expect(after - before < 32 << 20, "resident memory grew by \(after - before) bytes")
+            await socket.close()
+        }
+
+        /// This process's resident memory, in bytes (/proc/self/statm's second field, in pages).
+        static func residentBytes() -> Int {
+            guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+            let fields = text.split(separator: " ")
+            return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+        }
+    }
+#endif

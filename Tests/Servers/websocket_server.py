@@ -1,0 +1,101 @@
+"""A WebSocket server for NetworkLayer's tests, on the reference implementation (the `websockets` package).
+
+Listens on 127.0.0.1, port 0, twice: with permessage-deflate and without; and a third time as a hostile server that
+breaks the protocol on purpose (raw asyncio, below). Prints "PORTS <deflate> <plain> <hostile>" once all listen, and
+runs until its standard input closes (the test process ends) or it is killed.
+
+Paths:
+  /echo                 every message back as it came (text as text, binary as binary)
+  /fragments            for a text message "N:TEXT", TEXT back cut into N fragments
+  /close/CODE           after the first message, closes with CODE and the reason "bye"
+  /headers              sends the handshake's request headers as one text message, then echoes
+  /reject               answers the handshake with 403 and the body "no"
+
+The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless the path says otherwise:
+  /masked               sends a masked text frame (servers must not mask)
+  /bad-accept           answers 101 with a Sec-WebSocket-Accept that is not the key's proof
+  /silent               never answers the handshake
+  /no-close-answer      reads and drops everything, never answering a close frame
+  /flood                sends 64 KiB binary frames without end, as fast as the client takes them
+"""
+import asyncio
+import base64
+import hashlib
+import http
+import json
+import sys
+
+from websockets.asyncio.server import serve
+
+
+async def handler(connection):
+    path = connection.request.path
+    if path == "/headers":
+        await connection.send(json.dumps({name.lower(): value for name, value in connection.request.headers.raw_items()}))
+        path = "/echo"
+    if path == "/echo":
+        async for message in connection:
+            await connection.send(message)
+    elif path == "/fragments":
+        async for message in connection:
+            count, _, text = message.partition(":")
+            count = max(1, int(count))
+            size = max(1, -(-len(text) // count))
+            await connection.send([text[index:index + size] for index in range(0, len(text), size)] or [""])
+    elif path.startswith("/close/"):
+        code = int(path.rsplit("/", 1)[1])
+        await connection.recv()
+        await connection.close(code, "bye")
+
+
+def process_request(connection, request):
+    if request.path == "/reject":
+        return connection.respond(http.HTTPStatus.FORBIDDEN, "no")
+    return None
+
+
+async def hostile(reader, writer):
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    path = lines[0].split(" ")[1]
+    key = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("sec-websocket-key:")), "")
+    accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+    if path == "/silent":
+        await reader.read()
+        return
+    if path == "/bad-accept":
+        accept = base64.b64encode(b"not the proof of that key")
+    writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+    await writer.drain()
+    if path == "/masked":
+        writer.write(b"\x81\x81\x01\x02\x03\x04\x60")
+        await writer.drain()
+        await reader.read()
+    elif path == "/no-close-answer":
+        while await reader.read(65536):
+            pass
+    elif path == "/flood":
+        frame = b"\x82\x7f" + (65536).to_bytes(8, "big") + b"\xab" * 65536
+        try:
+            while True:
+                writer.write(frame)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+    writer.close()
+
+
+async def main():
+    limits = dict(max_size=64 * 1024 * 1024, max_queue=64)
+    async with serve(handler, "127.0.0.1", 0, process_request=process_request, **limits) as deflate, serve(
+        handler, "127.0.0.1", 0, process_request=process_request, compression=None, **limits
+    ) as plain:
+        raw = await asyncio.start_server(hostile, "127.0.0.1", 0)
+        ports = [next(iter(server.sockets)).getsockname()[1] for server in (deflate, plain, raw)]
+        print(f"PORTS {ports[0]} {ports[1]} {ports[2]}", flush=True)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, sys.stdin.read)
+
+
+asyncio.run(main())
