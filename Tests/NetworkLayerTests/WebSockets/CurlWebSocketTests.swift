@@ -16,6 +16,8 @@
         // Why `@unchecked Sendable` is sound: every property is set in `init` and never changed.
         let process: Process
         let input: Pipe
+        /// Signalled when the server's process has exited (and Foundation has let go of it).
+        let exited: DispatchSemaphore
         let deflatePort: Int
         let plainPort: Int
         let hostilePort: Int
@@ -55,6 +57,8 @@
             process.arguments = [script.path]
             process.standardInput = input
             process.standardOutput = output
+            let exited = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exited.signal() }
             try process.run()
             let reading = output.fileHandleForReading
             let line: String = await withCheckedContinuation { continuation in
@@ -77,12 +81,17 @@
                 throw ServerFailed(output: line)
             }
             return ReferenceWebSocketServer(
-                process: process, input: input, deflatePort: deflate, plainPort: plain, hostilePort: hostile)
+                process: process, input: input, exited: exited, deflatePort: deflate, plainPort: plain,
+                hostilePort: hostile)
         }
 
-        private init(process: Process, input: Pipe, deflatePort: Int, plainPort: Int, hostilePort: Int) {
+        private init(
+            process: Process, input: Pipe, exited: DispatchSemaphore, deflatePort: Int, plainPort: Int,
+            hostilePort: Int
+        ) {
             self.process = process
             self.input = input
+            self.exited = exited
             self.deflatePort = deflatePort
             self.plainPort = plainPort
             self.hostilePort = hostilePort
@@ -104,6 +113,13 @@
         /// Ends the server: it exits when its standard input closes.
         func stop() {
             try? input.fileHandleForWriting.close()
+            // It exits within milliseconds; waiting (at most 5 s) lets Foundation release the process before the
+            // test ends, so that the leak checker sees nothing of it.
+            if exited.wait(timeout: .now() + 5) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+            } else {
+                exited.signal()  // for a second stop (the deinit's): it has exited
+            }
         }
 
         deinit {
@@ -279,6 +295,7 @@
             #expect(try await socket.receive() == .text("before"))
             kill(server.process.processIdentifier, SIGKILL)
             await expectFailure(.connectionLost) { _ = try await socket.receive() }
+            server.stop()
         }
 
         @Test("A masked frame from the server fails the connection with 1002, typed")
