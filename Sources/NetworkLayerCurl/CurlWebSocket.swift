@@ -65,6 +65,8 @@ import NetworkLayerSupport
         /// its reason; `nil` while it is open.
         package var closeCode: UInt16? { queue.sync { ending?.code } }
         package var closeReason: String? { queue.sync { ending?.reason } }
+        /// How many received messages wait for the app, and whether reading has paused for them: for tests.
+        var backlog: (messages: Int, isPaused: Bool) { queue.sync { (received.count, !isReading) } }
 
         // MARK: Opening
 
