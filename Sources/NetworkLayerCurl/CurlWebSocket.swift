@@ -289,7 +289,7 @@ import NetworkLayerSupport
                             .connectionLost, underlyingError: URLError(.networkConnectionLost, description: description)
                         ))
                 }
-                handle(state.receive(readBuffer[0..<count]))
+                handle(readBuffer.withUnsafeBytes { state.receive(UnsafeRawBufferPointer(rebasing: $0[0..<count])) })
             }
         }
 

@@ -1,8 +1,9 @@
 """A WebSocket server for NetworkLayer's tests, on the reference implementation (the `websockets` package).
 
 Listens on 127.0.0.1, port 0, twice: with permessage-deflate and without; and a third time as a hostile server that
-breaks the protocol on purpose (raw asyncio, below). Prints "PORTS <deflate> <plain> <hostile>" once all listen, and
-runs until its standard input closes (the test process ends) or it is killed.
+breaks the protocol on purpose (raw asyncio, below); with `--cert CERT --key KEY` a fourth time over TLS (wss, with
+permessage-deflate). Prints "PORTS <deflate> <plain> <hostile> <tls or 0>" once all listen, and runs until its standard
+input closes (the test process ends) or it is killed.
 
 Paths:
   /echo                 every message back as it came (text as text, binary as binary)
@@ -22,6 +23,7 @@ import asyncio
 import base64
 import hashlib
 import http
+import ssl
 import json
 import sys
 
@@ -93,9 +95,17 @@ async def main():
     ) as plain:
         raw = await asyncio.start_server(hostile, "127.0.0.1", 0)
         ports = [next(iter(server.sockets)).getsockname()[1] for server in (deflate, plain, raw)]
-        print(f"PORTS {ports[0]} {ports[1]} {ports[2]}", flush=True)
+        secure = None
+        if "--cert" in sys.argv:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[sys.argv.index("--cert") + 1], sys.argv[sys.argv.index("--key") + 1])
+            secure = await serve(handler, "127.0.0.1", 0, ssl=context, process_request=process_request, **limits)
+        tls_port = next(iter(secure.sockets)).getsockname()[1] if secure else 0
+        print(f"PORTS {ports[0]} {ports[1]} {ports[2]} {tls_port}", flush=True)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, sys.stdin.read)
+        if secure:
+            secure.close()
 
 
 asyncio.run(main())

@@ -57,7 +57,17 @@ package struct WebSocketConnectionState {
 
     /// Takes bytes that arrived and returns what they call for: pongs for pings, messages, and the end of the
     /// connection when the server closed or broke the protocol.
-    package mutating func receive(_ bytes: some Sequence<UInt8>) -> [Action] {
+    package mutating func receive(_ bytes: [UInt8]) -> [Action] {
+        take(bytes)
+    }
+
+    /// Takes bytes that arrived, from a transport's read buffer (a concrete type, so that a transport in another
+    /// module runs this specialized, not element by element through a generic sequence).
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer) -> [Action] {
+        take(bytes)
+    }
+
+    private mutating func take(_ bytes: some Sequence<UInt8>) -> [Action] {
         guard phase != .closed else { return [] }
         parser.append(bytes)
         var actions: [Action] = []

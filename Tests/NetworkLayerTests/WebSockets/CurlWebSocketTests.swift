@@ -5,6 +5,7 @@
     @testable import NetworkLayerCore
     @testable import NetworkLayerCurl
     @testable import NetworkLayerWebSockets
+    import TLSTestServer
 
     #if canImport(FoundationNetworking)
         import FoundationNetworking
@@ -21,6 +22,8 @@
         let deflatePort: Int
         let plainPort: Int
         let hostilePort: Int
+        /// The wss server's port, when started with a TLS identity; 0 otherwise.
+        let securePort: Int
 
         /// The Python interpreter that has the `websockets` package (`.ci/run` installs it), found through `env`
         /// once; `nil` when there is none. The server runs on it directly, so that its process is the server's (a
@@ -47,14 +50,15 @@
 
         /// Starts the server and waits (on a thread of its own, not one of Swift's cooperative threads) for the
         /// line with its ports, at most 20 s.
-        static func start() async throws -> ReferenceWebSocketServer {
+        static func start(tls identity: TestCertificates.Identity? = nil) async throws -> ReferenceWebSocketServer {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Servers/websocket_server.py")
             let process = Process()
             let input = Pipe()
             let output = Pipe()
             process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
-            process.arguments = [script.path]
+            process.arguments =
+                [script.path] + (identity.map { ["--cert", $0.certificate.path, "--key", $0.key.path] } ?? [])
             process.standardInput = input
             process.standardOutput = output
             let exited = DispatchSemaphore(value: 0)
@@ -74,21 +78,22 @@
                 }
             }
             let words = line.split(whereSeparator: \.isWhitespace)
-            guard words.count >= 4, words[0] == "PORTS", let deflate = Int(words[1]), let plain = Int(words[2]),
-                let hostile = Int(words[3])
+            guard words.count >= 5, words[0] == "PORTS", let deflate = Int(words[1]), let plain = Int(words[2]),
+                let hostile = Int(words[3]), let secure = Int(words[4])
             else {
                 kill(process.processIdentifier, SIGKILL)
                 throw ServerFailed(output: line)
             }
             return ReferenceWebSocketServer(
                 process: process, input: input, exited: exited, deflatePort: deflate, plainPort: plain,
-                hostilePort: hostile)
+                hostilePort: hostile, securePort: secure)
         }
 
         private init(
             process: Process, input: Pipe, exited: DispatchSemaphore, deflatePort: Int, plainPort: Int,
-            hostilePort: Int
+            hostilePort: Int, securePort: Int
         ) {
+            self.securePort = securePort
             self.process = process
             self.input = input
             self.exited = exited
@@ -132,16 +137,13 @@
         "CurlWebSocket against Python's websockets", .serialized, .enabled(if: ReferenceWebSocketServer.isAvailable),
         .timeLimit(.minutes(2)))
     struct CurlWebSocketTests {
-        let rules = CurlTransferRules(
-            redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
-            trustedCertificates: nil, minimumTLSVersion: 0)
-
         func connect(
             _ url: URL,
             headers: [String: String] = [:],
             maximumMessageSize: Int = 32 << 20,
             timeout: Double = 10,
-            closeTimeout: Double = CurlWebSocket.defaultCloseTimeout
+            closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
+            trusting authority: URL? = nil
         ) async throws -> CurlWebSocket {
             try CurlLibrary.load()
             var request = URLRequest(url: url)
@@ -152,7 +154,10 @@
                 key: .random(using: &generator), extensions: offers)
             return try await CurlWebSocket.connect(
                 request, handshake: handshake, maximumMessageSize: maximumMessageSize, timeout: timeout,
-                closeTimeout: closeTimeout, rules: rules)
+                closeTimeout: closeTimeout,
+                rules: CurlTransferRules(
+                    redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
+                    trustedCertificates: authority.map { .file($0) }, minimumTLSVersion: 0))
         }
 
         /// Expects `body` to throw `NetworkError.transport(failure, _)`.
@@ -358,6 +363,24 @@
             // same time: a connection that read without pause would have taken hundreds of MiB by now.
             #expect(after - before < 256 << 20, "resident memory grew by \(after - before) bytes")
             await socket.close()
+        }
+
+        @Test("wss: TLS through libcurl, trusting a private authority, and refused without it")
+        func overTLS() async throws {
+            try #require(TestCertificates.isAvailable)
+            let certificates = try TestCertificates()
+            let server = try await ReferenceWebSocketServer.start(tls: try certificates.server(named: "websocket"))
+            defer { server.stop() }
+            let url = URL(string: "wss://127.0.0.1:\(server.securePort)/echo")!
+            let socket = try await connect(url, trusting: certificates.authority.certificate)
+            #expect(!socket.agreement.extensions.isEmpty, "permessage-deflate over TLS too")
+            try await socket.send(.text("over TLS"))
+            #expect(try await socket.receive() == .text("over TLS"))
+            try await socket.send(.binary([UInt8](repeating: 7, count: 300_000)))
+            #expect(try await socket.receive() == .binary([UInt8](repeating: 7, count: 300_000)))
+            await socket.close()
+            #expect(socket.closeCode == 1000)
+            await expectFailure(.insecureConnection) { _ = try await connect(url) }
         }
 
         /// This process's resident memory, in bytes (/proc/self/statm's second field, in pages).
