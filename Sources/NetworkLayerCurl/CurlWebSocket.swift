@@ -41,7 +41,8 @@ import NetworkLayerSupport
         private var written = 0
         private var received: [WebSocketConnectionState.Message] = []
         private var receiver: CheckedContinuation<WebSocketConnectionState.Message?, any Error>?
-        private var pings: [(payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
+        private var pings: [(id: Int, payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
+        private var lastPing = 0
         private var closeWaiters: [CheckedContinuation<Void, Never>] = []
         /// How the connection ended, once it has: the close code and reason, or the error it failed with.
         private var ending: (code: UInt16?, reason: String, error: NetworkError?)?
@@ -229,13 +230,27 @@ import NetworkLayerSupport
         }
 
         /// Sends a ping and returns when its pong arrives.
-        package func ping(_ payload: [UInt8] = []) async throws {
+        ///
+        /// - Parameter timeout: How long to wait for the pong, in seconds; `nil` waits until the connection ends.
+        /// - Throws: `NetworkError.transport(.timedOut)` when no pong came in time (the connection stays open: the
+        ///   caller decides whether a silent peer is dead), or the connection's error when it ended.
+        package func ping(_ payload: [UInt8] = [], timeout: Double? = nil) async throws {
             try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
                 queue.async { [self] in
                     guard let bytes = state.ping(payload) else { return answered.resume(throwing: closedError()) }
-                    pings.append((payload, answered))
+                    lastPing += 1
+                    let id = lastPing
+                    pings.append((id, payload, answered))
                     outbox.append((bytes, nil))
                     flush()
+                    guard let timeout else { return }
+                    queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
+                        guard let self, let index = pings.firstIndex(where: { $0.id == id }) else { return }
+                        pings.remove(at: index).answered.resume(
+                            throwing: NetworkError.transport(
+                                .timedOut,
+                                underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s")))
+                    }
                 }
             }
         }

@@ -336,6 +336,17 @@
             #expect(try await socket.receive() == nil)
         }
 
+        @Test("A ping a silent peer never answers times out, and the connection stays usable for a close")
+        func anUnansweredPingTimesOut() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.hostileURL("/no-close-answer"), closeTimeout: 0.3)
+            await expectFailure(.timedOut) { try await socket.ping(timeout: 0.3) }
+            #expect(socket.closeCode == nil, "a ping's timeout does not end the connection")
+            await socket.close()
+            #expect(socket.closeCode == 1000)
+        }
+
         @Test("A server that floods a slow reader fills the socket, not memory")
         func aFloodIsBounded() async throws {
             let server = try await ReferenceWebSocketServer.start()
