@@ -19,6 +19,25 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         precondition([1002, 1007, 1009].contains(violation.closeCode), "a close code for no violation")
         precondition(!violation.reason.isEmpty, "a violation without a reason")
     }
+    // The whole connection's rules too, with permessage-deflate when the flag says so: whatever it delivers is
+    // within the limit, inflated, and text is UTF-8; it ends once at most.
+    var connection = WebSocketConnectionState(
+        maximumMessageSize: limit * 4, compression: compression ? PerMessageDeflate() : nil)
+    var ends = 0
+    var offset = 0
+    while offset < bytes.count {
+        let actions = connection.receive(Array(bytes[offset..<min(bytes.count, offset + step)]))
+        offset += step
+        for action in actions {
+            switch action {
+            case .deliver(.text(let text)): precondition(text.utf8.count <= limit * 4, "a text over the limit")
+            case .deliver(.binary(let data)): precondition(data.count <= limit * 4, "a message over the limit")
+            case .closed: ends += 1
+            case .write, .pong: break
+            }
+        }
+    }
+    precondition(ends <= 1, "the connection ended twice")
     for event in whole.events {
         guard case .message(let opcode, let payload, let isCompressed) = event else { continue }
         precondition(payload.count <= limit * 4, "a message over its limit")
