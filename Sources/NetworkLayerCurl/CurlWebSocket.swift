@@ -26,6 +26,12 @@ import NetworkLayerSupport
 
         private let queue: DispatchQueue
         private let closeTimeout: Double
+        /// How often a ping checks that the peer is alive; `nil` for never.
+        private let keepAlive: Double?
+        private var keepAliveTimer: (any DispatchSourceTimer)?
+        /// The payload of the keep-alive ping whose pong has not come yet.
+        private var keepAlivePending: [UInt8]?
+        private var keepAlives: UInt32 = 0
         private let easy: CurlEasyHandle
         private let socket: Int32
         private var state: WebSocketConnectionState
@@ -40,7 +46,9 @@ import NetworkLayerSupport
         private var outbox: [(bytes: [UInt8], done: CheckedContinuation<Void, any Error>?)] = []
         private var written = 0
         private var received: [WebSocketConnectionState.Message] = []
-        private var receiver: CheckedContinuation<WebSocketConnectionState.Message?, any Error>?
+        /// The app's receive waiting for a message, with the flag its cancellation sets.
+        private var receiver:
+            (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketConnectionState.Message?, any Error>)?
         private var pings: [(id: Int, payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
         private var lastPing = 0
         private var closeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -52,9 +60,10 @@ import NetworkLayerSupport
 
         private init(
             easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
-            agreement: WebSocketHandshake.Agreement, queue: DispatchQueue, closeTimeout: Double
+            agreement: WebSocketHandshake.Agreement, queue: DispatchQueue, closeTimeout: Double, keepAlive: Double?
         ) {
             self.closeTimeout = closeTimeout
+            self.keepAlive = keepAlive
             self.easy = easy
             self.socket = socket
             self.state = state
@@ -83,6 +92,7 @@ import NetworkLayerSupport
             maximumMessageSize: Int,
             timeout: Double,
             closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
+            keepAlive: Double? = nil,
             rules: CurlTransferRules
         ) async throws(NetworkError) -> CurlWebSocket {
             guard let url = request.url, let target = Target(url) else {
@@ -129,7 +139,7 @@ import NetworkLayerSupport
                 maximumMessageSize: maximumMessageSize, compression: compression)
             let connection = CurlWebSocket(
                 easy: easy, socket: socket, state: socketState, agreement: agreement, queue: queue,
-                closeTimeout: closeTimeout)
+                closeTimeout: closeTimeout, keepAlive: keepAlive)
             queue.sync { connection.start(with: head.rest) }
             return connection
         }
@@ -209,22 +219,37 @@ import NetworkLayerSupport
         ///   `.transport(.badResponse)` or `.transport(.responseTooLarge)` for a server that broke the protocol or
         ///   the size limit.
         package func receive() async throws -> WebSocketConnectionState.Message? {
-            try await withCheckedThrowingContinuation { continuation in
-                queue.async { [self] in
-                    if !received.isEmpty {
-                        continuation.resume(returning: received.removeFirst())
-                        resumeReading()
-                    } else if let ending {
-                        if let error = ending.error {
-                            continuation.resume(throwing: error)
+            let cancelled = Locked(false)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    queue.async { [self] in
+                        if cancelled.withLock({ $0 }) {
+                            continuation.resume(throwing: NetworkError.cancelled)
+                        } else if !received.isEmpty {
+                            continuation.resume(returning: received.removeFirst())
+                            resumeReading()
+                        } else if let ending {
+                            if let error = ending.error {
+                                continuation.resume(throwing: error)
+                            } else {
+                                continuation.resume(returning: nil)
+                            }
+                        } else if receiver != nil {
+                            continuation.resume(
+                                throwing: NetworkError.invalidRequest(.url, reason: "two receives at once"))
                         } else {
-                            continuation.resume(returning: nil)
+                            receiver = (cancelled, continuation)
                         }
-                    } else if receiver != nil {
-                        continuation.resume(throwing: NetworkError.invalidRequest(.url, reason: "two receives at once"))
-                    } else {
-                        receiver = continuation
                     }
+                }
+            } onCancel: {
+                // The flag first: a receive not yet waiting sees it; one waiting is answered here. Either way on
+                // `queue`, after the receive's own step.
+                cancelled.withLock { $0 = true }
+                queue.async { [self] in
+                    guard let receiver, receiver.cancelled === cancelled else { return }
+                    self.receiver = nil
+                    receiver.continuation.resume(throwing: NetworkError.cancelled)
                 }
             }
         }
@@ -282,12 +307,38 @@ import NetworkLayerSupport
             readSource = read
             isReading = true
             read.resume()
+            if let keepAlive {
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now() + keepAlive, repeating: keepAlive)
+                timer.setEventHandler { [weak self] in self?.checkAlive() }
+                keepAliveTimer = timer
+                timer.resume()
+            }
             if !leftover.isEmpty { handle(state.receive(leftover)) }
             readAvailable()
         }
 
         /// Where reads land, reused from read to read.
         private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+        /// A keep-alive tick: the last tick's ping unanswered means a dead peer; otherwise another ping goes out.
+        private func checkAlive() {
+            guard ending == nil, let keepAlive else { return }
+            if keepAlivePending != nil {
+                return end(
+                    code: nil, reason: "",
+                    error: .transport(
+                        .timedOut,
+                        underlyingError: URLError(
+                            .timedOut, description: "no pong to a keep-alive ping within \(keepAlive) s")))
+            }
+            keepAlives &+= 1
+            let payload = withUnsafeBytes(of: keepAlives.bigEndian) { Array("keep-alive ".utf8) + $0 }
+            guard let bytes = state.ping(payload) else { return }
+            keepAlivePending = payload
+            outbox.append((bytes, nil))
+            flush()
+        }
 
         private func readAvailable() {
             while isReading, ending == nil {
@@ -316,12 +367,13 @@ import NetworkLayerSupport
                 case .deliver(let message):
                     if let receiver {
                         self.receiver = nil
-                        receiver.resume(returning: message)
+                        receiver.continuation.resume(returning: message)
                     } else {
                         received.append(message)
                         if received.count >= Self.bufferedMessageLimit { pauseReading() }
                     }
                 case .pong(let payload):
+                    if payload == keepAlivePending { keepAlivePending = nil }
                     if let index = pings.firstIndex(where: { $0.payload == payload }) {
                         pings.remove(at: index).answered.resume()
                     }
@@ -404,7 +456,11 @@ import NetworkLayerSupport
             ending = (code, reason, error)
             if let receiver {
                 self.receiver = nil
-                if let error { receiver.resume(throwing: error) } else { receiver.resume(returning: nil) }
+                if let error {
+                    receiver.continuation.resume(throwing: error)
+                } else {
+                    receiver.continuation.resume(returning: nil)
+                }
             }
             for ping in pings { ping.answered.resume(throwing: error ?? closedError()) }
             pings = []
@@ -418,6 +474,7 @@ import NetworkLayerSupport
         private func release() {
             guard !isReleased else { return }
             isReleased = true
+            keepAliveTimer?.cancel()
             // A suspended source must be resumed before it is cancelled.
             if let readSource {
                 if !isReading { readSource.resume() }

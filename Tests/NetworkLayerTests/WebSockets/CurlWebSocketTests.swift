@@ -143,6 +143,7 @@
             maximumMessageSize: Int = 32 << 20,
             timeout: Double = 10,
             closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
+            keepAlive: Double? = nil,
             trusting authority: URL? = nil
         ) async throws -> CurlWebSocket {
             try CurlLibrary.load()
@@ -154,7 +155,7 @@
                 key: .random(using: &generator), extensions: offers)
             return try await CurlWebSocket.connect(
                 request, handshake: handshake, maximumMessageSize: maximumMessageSize, timeout: timeout,
-                closeTimeout: closeTimeout,
+                closeTimeout: closeTimeout, keepAlive: keepAlive,
                 rules: CurlTransferRules(
                     redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
                     trustedCertificates: authority.map { .file($0) }, minimumTLSVersion: 0))
@@ -345,6 +346,42 @@
             #expect(socket.closeCode == nil, "a ping's timeout does not end the connection")
             await socket.close()
             #expect(socket.closeCode == 1000)
+        }
+
+        @Test("Keep-alive pings find a dead peer, and leave a live one alone")
+        func keepAlive() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let silent = try await connect(server.hostileURL("/no-close-answer"), closeTimeout: 0.3, keepAlive: 0.2)
+            await expectFailure(.timedOut) { _ = try await silent.receive() }
+            let live = try await connect(server.url("/echo"), keepAlive: 0.1)
+            try await Task.sleep(nanoseconds: 600_000_000)
+            try await live.send(.text("still here"))
+            #expect(try await live.receive() == .text("still here"))
+            await live.close()
+            #expect(live.closeCode == 1000)
+        }
+
+        @Test("Cancelling the task that waits for a message ends its wait at once, with cancelled")
+        func aWaitingReceiveIsCancellable() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.url("/echo"))
+            let waiting = Task { try await socket.receive() }
+            try await Task.sleep(nanoseconds: 100_000_000)
+            waiting.cancel()
+            do {
+                let message = try await waiting.value
+                Issue.record("a cancelled receive returned \(String(describing: message))")
+            } catch {
+                guard case .cancelled = error as? NetworkError else {
+                    Issue.record("\(error), not cancelled")
+                    return
+                }
+            }
+            try await socket.send(.text("after"))
+            #expect(try await socket.receive() == .text("after"), "the connection goes on")
+            await socket.close()
         }
 
         @Test("A server that floods a slow reader fills the socket, not memory")
