@@ -98,6 +98,8 @@ import NetworkLayerSupport
             guard let url = request.url, let target = Target(url) else {
                 throw .invalidRequest(.url, reason: "a WebSocket URL is absolute ws, wss, http or https")
             }
+            // The fields go into the request's text as they are: one with a line break would inject others.
+            try HeaderFields.validate(request.allHTTPHeaderFields ?? [:])
             let started = DispatchTime.now().uptimeNanoseconds
             let queue = DispatchQueue(label: "NetworkLayer.CurlWebSocket \(target.authority)")
             let easy = try await open(target, timeout: timeout, rules: rules, on: queue)
@@ -539,8 +541,11 @@ import NetworkLayerSupport
                 let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
                 authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
                 curlURL = "\(secure ? "https" : "http")://\(authority)/"
-                let path = url.path.isEmpty ? "/" : url.path
-                requestTarget = url.query.map { "\(path)?\($0)" } ?? path
+                // The path and query as written, percent-encoding kept (`URL.path` would decode "%20" to a space).
+                let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                let encodedPath = components?.percentEncodedPath ?? ""
+                let path = encodedPath.isEmpty ? "/" : encodedPath
+                requestTarget = components?.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
             }
         }
 
