@@ -32,6 +32,7 @@ import NetworkLayerSupport
         /// The payload of the keep-alive ping whose pong has not come yet.
         private var keepAlivePending: [UInt8]?
         private var keepAlives: UInt32 = 0
+        private var keepAlivesAnswered = 0
         private let easy: CurlEasyHandle
         private let socket: Int32
         private var state: WebSocketConnectionState
@@ -77,6 +78,10 @@ import NetworkLayerSupport
         package var closeReason: String? { queue.sync { ending?.reason } }
         /// How many received messages wait for the app, and whether reading has paused for them: for tests.
         var backlog: (messages: Int, isPaused: Bool) { queue.sync { (received.count, !isReading) } }
+        /// Whether a receive waits for a message, and how many keep-alive pings were answered: for tests.
+        var activity: (isWaitingForMessage: Bool, keepAlivesAnswered: Int) {
+            queue.sync { (receiver != nil, keepAlivesAnswered) }
+        }
 
         // MARK: Opening
 
@@ -172,9 +177,9 @@ import NetworkLayerSupport
             case nil: break
             }
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
-            let handle = PerformedHandle(pointer: easy.pointer)
+            let handed = HandedEasy(easy: easy)
             let code: Int32 = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: nl_curl_easy_perform(handle.pointer)) }
+                Thread.detachNewThread { continuation.resume(returning: nl_curl_easy_perform(handed.easy.pointer)) }
             }
             guard code == 0 else {
                 let detail = String(cString: easy.errorBuffer)
@@ -375,7 +380,10 @@ import NetworkLayerSupport
                         if received.count >= Self.bufferedMessageLimit { pauseReading() }
                     }
                 case .pong(let payload):
-                    if payload == keepAlivePending { keepAlivePending = nil }
+                    if payload == keepAlivePending {
+                        keepAlivePending = nil
+                        keepAlivesAnswered += 1
+                    }
                     if let index = pings.firstIndex(where: { $0.payload == payload }) {
                         pings.remove(at: index).answered.resume()
                     }
@@ -506,20 +514,14 @@ import NetworkLayerSupport
         }
     }
 
-    /// An easy handle handed to the code that frees it, once the connection stopped using it.
+    /// An easy handle handed from one thread to another: to the thread that connects it, and to the closure that
+    /// frees it once the connection has stopped using it.
     ///
-    /// Why `@unchecked Sendable` is sound: it is made when the connection is released, after which nothing but the
-    /// closure it is handed to touches the handle.
+    /// Why `@unchecked Sendable` is sound: one side at a time uses the handle. The connecting thread is the only one
+    /// to touch it until it resumes the task that waits for it; the freeing closure gets it when the connection is
+    /// released, after which nothing else touches it.
     private struct HandedEasy: @unchecked Sendable {
         let easy: CurlEasyHandle
-    }
-
-    /// An easy handle handed to the thread that connects it.
-    ///
-    /// Why `@unchecked Sendable` is sound: the connecting thread is the only one that uses the handle until it
-    /// resumes the task that waits for it, which touches the handle only after that.
-    private struct PerformedHandle: @unchecked Sendable {
-        let pointer: UnsafeMutableRawPointer
     }
 
     extension CurlWebSocket {
@@ -549,10 +551,11 @@ import NetworkLayerSupport
             }
         }
 
-        /// The handshake's exchange, on `queue`, before the connection exists: writes, and the answer's head read.
+        /// The handshake's exchange, before the connection exists: writes, and the answer's head read.
+        ///
+        /// Why `@unchecked Sendable` is sound: one task uses it, each call awaited before the next, and the easy
+        /// handle is not yet shared; the wait in progress (`waiting`, `waits`) is read and written only on `queue`.
         final class Opening: @unchecked Sendable {
-            // Why `@unchecked Sendable` is sound: used by one task at a time, each of its calls awaited before the
-            // next; the easy handle is not yet shared.
             let easy: CurlEasyHandle
             let socket: Int32
             let queue: DispatchQueue

@@ -391,7 +391,12 @@
             let silent = try await connect(server.hostileURL("/no-close-answer"), closeTimeout: 0.3, keepAlive: 0.2)
             await expectFailure(.timedOut) { _ = try await silent.receive() }
             let live = try await connect(server.url("/echo"), keepAlive: 0.1)
-            try await Task.sleep(nanoseconds: 600_000_000)
+            // Several rounds of keep-alive answered (at most 10 s of 10 ms checks), and the connection still open.
+            for _ in 0..<1000 where live.activity.keepAlivesAnswered < 3 {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            #expect(live.activity.keepAlivesAnswered >= 3)
+            #expect(live.closeCode == nil)
             try await live.send(.text("still here"))
             #expect(try await live.receive() == .text("still here"))
             await live.close()
@@ -404,7 +409,11 @@
             defer { server.stop() }
             let socket = try await connect(server.url("/echo"))
             let waiting = Task { try await socket.receive() }
-            try await Task.sleep(nanoseconds: 100_000_000)
+            // Cancelled once it waits (at most 10 s of 10 ms checks).
+            for _ in 0..<1000 where !socket.activity.isWaitingForMessage {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            #expect(socket.activity.isWaitingForMessage)
             waiting.cancel()
             do {
                 let message = try await waiting.value
@@ -425,13 +434,10 @@
             let server = try await ReferenceWebSocketServer.start()
             defer { server.stop() }
             let socket = try await connect(server.hostileURL("/flood"), closeTimeout: 0.5)
-            // Let the server send as much as it can while nobody reads: the connection takes what the app may
-            // buffer, then stops reading, and the socket's buffers fill.
-            try await Task.sleep(nanoseconds: 300_000_000)
+            // While nobody reads, the connection takes what the app may buffer, then stops reading, and the
+            // socket's buffers fill (at most 10 s of 10 ms checks).
             let before = Self.residentBytes()
-            // Paused within 10 s however loaded the machine (each check is 100 ms apart).
-            for _ in 0..<100 where !socket.backlog.isPaused { try await Task.sleep(nanoseconds: 100_000_000) }
-            try await Task.sleep(nanoseconds: 300_000_000)
+            for _ in 0..<1000 where !socket.backlog.isPaused { try await Task.sleep(nanoseconds: 10_000_000) }
             let backlog = socket.backlog
             #expect(backlog.messages == CurlWebSocket.bufferedMessageLimit)
             #expect(backlog.isPaused)
