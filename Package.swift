@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "NetworkLayerOffline", targets: ["NetworkLayerOffline"]),
         // Typed items from a streamed body: Server-Sent Events (reconnecting), JSON Lines, lines.
         .library(name: "NetworkLayerEvents", targets: ["NetworkLayerEvents"]),
+        // WebSockets: `network.webSocket(route)`, messages, ping, close, reconnection.
+        .library(name: "NetworkLayerWebSockets", targets: ["NetworkLayerWebSockets"]),
         // The libcurl transport (Linux; empty elsewhere).
         .library(name: "NetworkLayerCurl", targets: ["NetworkLayerCurl"]),
         // MockTransport and its helpers, for your tests; needs the core only.
@@ -44,16 +46,22 @@ let package = Package(
             name: "NetworkLayerOffline", dependencies: ["NetworkLayerCore", "NetworkLayerSupport"],
             swiftSettings: swiftSettings),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "NetworkLayerWebSockets", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        // RFC 6455's framing and RFC 7692's compression as values, for the transports that frame WebSockets
+        // themselves. Package-visible only; no product.
+        .target(name: "NetworkLayerWebSocketFraming", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "NetworkLayerWebSockets",
+            dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerEvents"],
+            swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayerCurl",
-            dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSockets", "CCurl"],
+            dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSocketFraming", "CCurl"],
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayer",
             dependencies: [
                 "NetworkLayerCore", "NetworkLayerMiddleware", "NetworkLayerOffline", "NetworkLayerEvents",
-                "NetworkLayerCurl",
+                "NetworkLayerWebSockets", "NetworkLayerCurl",
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -86,7 +94,7 @@ let package = Package(
             dependencies: [
                 "NetworkLayer", "NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerMiddleware",
                 "NetworkLayerOffline", "NetworkLayerEvents", "NetworkLayerCurl", "NetworkLayerTesting",
-                "NetworkLayerWebSockets",
+                "NetworkLayerWebSockets", "NetworkLayerWebSocketFraming",
                 "HTTPTestServer",
                 "TLSTestServer", "networklayer-journal-child",
                 "networklayer-proxy-child",

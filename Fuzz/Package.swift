@@ -25,15 +25,17 @@ let package = Package(
             name: "FuzzHeaderBlock",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
-        // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
+        // WebSocket frames: the frame parser, message assembly and the connection's rules (with permessage-deflate).
         .executableTarget(
             name: "FuzzWebSocketFrames",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
+        // permessage-deflate's inflater, bounded by the message size limit.
         .executableTarget(
             name: "FuzzWebSocketInflate",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
+        // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
             name: "FuzzHeaderValues",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]

@@ -5,6 +5,7 @@
 @_exported public import NetworkLayerEvents
 @_exported public import NetworkLayerMiddleware
 @_exported public import NetworkLayerOffline
+@_exported public import NetworkLayerWebSockets
 
 extension Network {
     /// The shared network used by the static `send` calls, on the recommended transport of the platform.

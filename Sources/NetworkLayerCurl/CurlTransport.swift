@@ -5,6 +5,7 @@ import NetworkLayerSupport
     import CCurl
     import Foundation
     public import FoundationNetworking
+    import NetworkLayerWebSocketFraming
 
     /// A Linux transport that drives libcurl itself: several times faster than `URLSession` on Linux, with every
     /// guarantee of ``URLSessionTransport`` and the ones FoundationNetworking cannot give.
@@ -69,6 +70,8 @@ import NetworkLayerSupport
         public let minimumTLSVersion: TLSVersion
 
         private let loops: [CurlEventLoop]
+        /// What every transfer and WebSocket of this transport is held to.
+        private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
         private let lastID = Locked(0)
 
@@ -150,6 +153,7 @@ import NetworkLayerSupport
                 throw error
             }
             self.loops = loops
+            self.rules = rules
             self.threadCount = plan.loopCount
         }
 
@@ -317,4 +321,37 @@ import NetworkLayerSupport
     }
 
     extension CurlTransport: BuiltInTransport {}
+
+    extension CurlTransport {
+        /// Opens a WebSocket on a connection of its own that libcurl opens and secures with this transport's TLS
+        /// rules and trusted authorities (HTTP/1.1 only); the handshake and the frames are the package's
+        /// (RFC 6455, and permessage-deflate when `settings` asks for it and zlib can be loaded). The handshake must
+        /// finish within `request.timeoutInterval`.
+        ///
+        /// - Throws: ``NetworkError``: `.unacceptableStatus` for an answer other than `101`; `.transport(.badResponse)`
+        ///   for a `101` that fails the handshake's checks (a wrong `Sec-WebSocket-Accept`, an extension or
+        ///   subprotocol not offered); `.transport(.timedOut)` for a handshake that does not finish in time; the
+        ///   connection's failure as a send's.
+        public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
+            let checked = try RequestRules.check(request.withWebSocketSchemeAsHTTP)
+            var generator = SystemRandomNumberGenerator()
+            let offers = settings.compression && PerMessageDeflate.isAvailable ? [PerMessageDeflate.offer] : []
+            let handshake = WebSocketHandshake(
+                key: .random(using: &generator), protocols: settings.subprotocols, extensions: offers)
+            let socket = try await CurlWebSocket.connect(
+                checked, handshake: handshake, maximumMessageSize: settings.maximumMessageSize,
+                timeout: checked.timeoutInterval, closeTimeout: settings.closeTimeout,
+                keepAlive: settings.keepAliveInterval, rules: rules)
+            guard
+                let url = checked.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: 101, httpVersion: "HTTP/1.1", headerFields: socket.responseFields)
+            else {
+                await socket.close(code: 1011, reason: "")
+                throw NetworkError.transport(
+                    .badResponse, underlyingError: URLError(.badServerResponse, description: "an unusable 101 answer"))
+            }
+            return WebSocketOpening(channel: socket, response: response)
+        }
+    }
 #endif

@@ -4,8 +4,8 @@ import NetworkLayerSupport
     import CCurl
     import Dispatch
     import Foundation
-    import NetworkLayerCore
-    package import NetworkLayerWebSockets
+    package import NetworkLayerCore
+    package import NetworkLayerWebSocketFraming
 
     /// A WebSocket over a connection libcurl opens and secures (`CURLOPT_CONNECT_ONLY`): libcurl resolves the host,
     /// connects, goes through a proxy and does TLS (HTTP/1.1 only in ALPN); the handshake and every frame are ours
@@ -18,7 +18,7 @@ import NetworkLayerSupport
     /// Why `@unchecked Sendable` is sound: every mutable property is read and written only on `queue`, a serial
     /// queue: the sources' handlers run there, and every method hops onto it before it touches them. The easy
     /// handle is used on `queue` only once ``connect(_:handshake:maximumMessageSize:timeout:rules:)`` returns.
-    package final class CurlWebSocket: @unchecked Sendable {
+    package final class CurlWebSocket: WebSocketChannel, @unchecked Sendable {
         /// How many received messages may wait for the app before the connection stops reading.
         package static let bufferedMessageLimit = 16
         /// The longest wait for the server's close frame after the client's, in seconds, by default.
@@ -38,6 +38,8 @@ import NetworkLayerSupport
         private var state: WebSocketConnectionState
         /// What the server agreed to in the handshake.
         package let agreement: WebSocketHandshake.Agreement
+        /// The header fields of the server's `101` answer.
+        package let responseFields: [String: String]
 
         private var readSource: (any DispatchSourceRead)?
         private var isReading = false
@@ -46,10 +48,9 @@ import NetworkLayerSupport
         /// Frames to write, and how many bytes of the first one are already written.
         private var outbox: [(bytes: [UInt8], done: CheckedContinuation<Void, any Error>?)] = []
         private var written = 0
-        private var received: [WebSocketConnectionState.Message] = []
+        private var received: [WebSocketMessage] = []
         /// The app's receive waiting for a message, with the flag its cancellation sets.
-        private var receiver:
-            (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketConnectionState.Message?, any Error>)?
+        private var receiver: (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
         private var pings: [(id: Int, payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
         private var lastPing = 0
         private var closeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -61,8 +62,10 @@ import NetworkLayerSupport
 
         private init(
             easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
-            agreement: WebSocketHandshake.Agreement, queue: DispatchQueue, closeTimeout: Double, keepAlive: Double?
+            agreement: WebSocketHandshake.Agreement, responseFields: [String: String], queue: DispatchQueue,
+            closeTimeout: Double, keepAlive: Double?
         ) {
+            self.responseFields = responseFields
             self.closeTimeout = closeTimeout
             self.keepAlive = keepAlive
             self.easy = easy
@@ -75,7 +78,10 @@ import NetworkLayerSupport
         /// How the connection ended: the server's close code (or the client's, when it failed the connection), and
         /// its reason; `nil` while it is open.
         package var closeCode: UInt16? { queue.sync { ending?.code } }
-        package var closeReason: String? { queue.sync { ending?.reason } }
+        /// The reason sent with ``closeCode``; empty when none was given.
+        package var closeReason: String { queue.sync { ending?.reason ?? "" } }
+        /// The subprotocol the server chose, if any.
+        package var subprotocol: String? { agreement.subprotocol }
         /// How many received messages wait for the app, and whether reading has paused for them: for tests.
         var backlog: (messages: Int, isPaused: Bool) { queue.sync { (received.count, !isReading) } }
         /// Whether a receive waits for a message, and how many keep-alive pings were answered: for tests.
@@ -145,7 +151,8 @@ import NetworkLayerSupport
             let socketState = WebSocketConnectionState(
                 maximumMessageSize: maximumMessageSize, compression: compression)
             let connection = CurlWebSocket(
-                easy: easy, socket: socket, state: socketState, agreement: agreement, queue: queue,
+                easy: easy, socket: socket, state: socketState, agreement: agreement,
+                responseFields: ResponseHead.headerFields(merging: head.fields), queue: queue,
                 closeTimeout: closeTimeout, keepAlive: keepAlive)
             queue.sync { connection.start(with: head.rest) }
             return connection
@@ -210,13 +217,29 @@ import NetworkLayerSupport
         /// more).
         ///
         /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed or is closing.
-        package func send(_ message: WebSocketConnectionState.Message) async throws {
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                queue.async { [self] in
-                    guard let bytes = state.send(message) else { return done.resume(throwing: closedError()) }
-                    outbox.append((bytes, done))
-                    flush()
+        package func send(_ message: WebSocketMessage) async throws(NetworkError) {
+            let framed: WebSocketConnectionState.Message =
+                switch message {
+                case .text(let text): .text(text)
+                case .binary(let data): .binary([UInt8](data))
                 }
+            try await Self.typed {
+                try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+                    queue.async { [self] in
+                        guard let bytes = state.send(framed) else { return done.resume(throwing: closedError()) }
+                        outbox.append((bytes, done))
+                        flush()
+                    }
+                }
+            }
+        }
+
+        /// Runs `body`, whose continuations resume only with `NetworkError`s, with its error typed.
+        private static func typed<Value>(_ body: () async throws -> Value) async throws(NetworkError) -> Value {
+            do {
+                return try await body()
+            } catch {
+                throw NetworkError(transportError: error)
             }
         }
 
@@ -225,9 +248,13 @@ import NetworkLayerSupport
         /// - Throws: The `NetworkError` the connection failed with: `.transport(.connectionLost)` for a drop,
         ///   `.transport(.badResponse)` or `.transport(.responseTooLarge)` for a server that broke the protocol or
         ///   the size limit.
-        package func receive() async throws -> WebSocketConnectionState.Message? {
+        package func receive() async throws(NetworkError) -> WebSocketMessage? {
             let cancelled = Locked(false)
-            return try await withTaskCancellationHandler {
+            return try await Self.typed { try await receive(cancelled: cancelled) }
+        }
+
+        private func receive(cancelled: Locked<Bool>) async throws -> WebSocketMessage? {
+            try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     queue.async { [self] in
                         if cancelled.withLock({ $0 }) {
@@ -266,7 +293,16 @@ import NetworkLayerSupport
         /// - Parameter timeout: How long to wait for the pong, in seconds; `nil` waits until the connection ends.
         /// - Throws: `NetworkError.transport(.timedOut)` when no pong came in time (the connection stays open: the
         ///   caller decides whether a silent peer is dead), or the connection's error when it ended.
-        package func ping(_ payload: [UInt8] = [], timeout: Double? = nil) async throws {
+        package func ping(timeout: TimeInterval?) async throws(NetworkError) {
+            try await ping([], timeout: timeout)
+        }
+
+        /// Sends a ping with `payload` and returns when its pong arrives; see ``ping(timeout:)``.
+        package func ping(_ payload: [UInt8] = [], timeout: Double? = nil) async throws(NetworkError) {
+            try await Self.typed { try await ping(payload, within: timeout) }
+        }
+
+        private func ping(_ payload: [UInt8], within timeout: Double?) async throws {
             try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
                 queue.async { [self] in
                     guard let bytes = state.ping(payload) else { return answered.resume(throwing: closedError()) }
@@ -371,7 +407,12 @@ import NetworkLayerSupport
                 switch action {
                 case .write(let bytes):
                     outbox.append((bytes, nil))
-                case .deliver(let message):
+                case .deliver(let framed):
+                    let message: WebSocketMessage =
+                        switch framed {
+                        case .text(let text): .text(text)
+                        case .binary(let bytes): .binary(Data(bytes))
+                        }
                     if let receiver {
                         self.receiver = nil
                         receiver.continuation.resume(returning: message)

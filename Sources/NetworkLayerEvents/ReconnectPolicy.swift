@@ -75,14 +75,14 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public static let never = ReconnectPolicy(maximumAttempts: 0)
 
     /// Whether a stream of `request`, from a route with `options`, may connect again at all.
-    func allowsReconnecting(_ request: URLRequest, options: RequestOptions) -> Bool {
+    package func allowsReconnecting(_ request: URLRequest, options: RequestOptions) -> Bool {
         guard maximumAttempts > 0, options.retry != .never else { return false }
         return resendsNonIdempotentRequests || options.retry.allowsSendingAgain(method: request.httpMethod)
     }
 
     /// The wait before reconnection `attempt` (1 for the first after a drop), given the server's `retry` in
     /// milliseconds, if it sent one.
-    func delay(beforeAttempt attempt: Int, serverRetry milliseconds: Int?) -> TimeInterval {
+    package func delay(beforeAttempt attempt: Int, serverRetry milliseconds: Int?) -> TimeInterval {
         let base = milliseconds.map { Double($0) / 1000 } ?? initialDelay
         return ExponentialBackoff(base: base, maximum: maximumDelay).delay(beforeAttempt: attempt)
     }

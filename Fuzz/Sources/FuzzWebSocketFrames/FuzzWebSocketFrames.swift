@@ -1,4 +1,4 @@
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// One input as bytes from a server, its first byte choosing where the rest is cut: frames must come out the same
 /// however the bytes arrive (or the same violation, with a close code the client may send), no frame may exceed the

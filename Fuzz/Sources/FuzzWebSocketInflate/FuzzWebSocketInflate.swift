@@ -1,4 +1,4 @@
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// One input as compressed messages from a server (permessage-deflate), cut where the first byte says: each one
 /// inflates to at most the limit or fails with 1002 or 1009, and never crashes or touches memory it does not own (the

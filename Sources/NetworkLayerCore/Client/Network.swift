@@ -221,17 +221,19 @@ extension Network {
     }
 
     /// Sends through the middleware and the transport (``MiddlewareChain``, with or without middleware); a streamed
-    /// body goes into `slot`.
+    /// body goes into `slot`, a WebSocket's connection into `socketSlot`.
     func exchange(
         _ request: URLRequest,
         options: RequestOptions,
         streamingInto slot: StreamSlot? = nil,
-        uploading upload: UploadBody? = nil
+        uploading upload: UploadBody? = nil,
+        openingWebSocketInto socketSlot: WebSocketSlot? = nil
     ) async throws(NetworkError) -> (Data, ResponseHead) {
         var chain = chain
         chain.environment = environment
         return try await chain.send(
-            request, options: options, within: timeout, streamingInto: slot, uploading: upload)
+            request, options: options, within: timeout, streamingInto: slot, uploading: upload,
+            openingWebSocketInto: socketSlot)
     }
 
     /// Sends a built request and decodes the body as `T`.

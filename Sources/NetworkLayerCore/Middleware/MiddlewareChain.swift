@@ -51,11 +51,13 @@ struct MiddlewareChain: Sendable {
         options: RequestOptions,
         within seconds: TimeInterval,
         streamingInto slot: StreamSlot? = nil,
-        uploading upload: UploadBody? = nil
+        uploading upload: UploadBody? = nil,
+        openingWebSocketInto socketSlot: WebSocketSlot? = nil
     ) async throws(NetworkError) -> (Data, ResponseHead) {
         var start = RequestContext(options: options, attempt: 1, timeRemaining: seconds, clock: clock)
         start.routeRequest = request
         start.streamSlot = slot
+        start.webSocketSlot = socketSlot
         start.upload = upload
         start.environment = environment
         let context = start
@@ -120,6 +122,9 @@ struct MiddlewareChain: Sendable {
         let tolerance = Double(DeadlineMonitor.resolution) / 1e9
         if abs(request.timeoutInterval - remaining) > tolerance { request.timeoutInterval = remaining }
         do {
+            if let socketSlot = context.webSocketSlot {
+                return try await transport.openWebSocket(checked: request, into: socketSlot)
+            }
             return try await transport.exchange(checked: request, uploading: context.upload, into: context.streamSlot)
         } catch {
             throw NetworkError(transportError: error)
@@ -128,6 +133,26 @@ struct MiddlewareChain: Sendable {
 }
 
 extension Transport {
+    /// Opens a WebSocket for a checked handshake request, leaving the connection in `slot` and returning the `101`
+    /// head; an answer other than `101` comes back as a response, for the middleware to see.
+    fileprivate func openWebSocket(
+        checked request: URLRequest,
+        into slot: WebSocketSlot
+    ) async throws -> (Data, ResponseHead) {
+        do {
+            let opening = try await openWebSocket(request, settings: slot.settings)
+            slot.put(opening.channel)
+            return (Data(), ResponseHead(opening.response))
+        } catch NetworkError.unacceptableStatus(let status, let headers, let body) {
+            guard
+                let url = request.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
+            else { throw NetworkError.unacceptableStatus(status, headers: headers, body: body) }
+            return (body, ResponseHead(response))
+        }
+    }
+
     /// Sends a request that ``RequestRules/check(_:)`` returned the way its kind of send goes: an upload with its
     /// body, a stream into `slot`, or a plain send, on a transport of this package without a second check and with
     /// the response as it arrived.

@@ -42,14 +42,22 @@ public struct RequestContext: Sendable {
     /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
     var streamSlot: StreamSlot?
 
+    /// Where the transport leaves the connection a WebSocket handshake opened; `nil` for any other send.
+    var webSocketSlot: WebSocketSlot?
+
     /// The streamed body of the latest attempt, once `next` has returned for a streamed send (``isStreaming``): a
     /// middleware can watch it end with ``ResponseBody/whenEnded(_:)``, and must not read it.
     public var streamedBody: ResponseBody? { streamSlot?.current }
 
-    /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, `Network.events(_:reconnect:)`):
-    /// the `Data` that `next` returns is then empty, and the body goes to the caller untouched. A middleware that
-    /// keeps or replaces bodies (a cache) leaves such a send alone.
-    public var isStreaming: Bool { streamSlot != nil }
+    /// Whether the caller reads the body as it arrives (``Network/stream(_:)``, `Network.events(_:reconnect:)`) or
+    /// the request is a WebSocket's handshake (``isWebSocket``): the `Data` that `next` returns is then empty, and
+    /// the body goes to the caller untouched. A middleware that keeps or replaces bodies (a cache) or sends requests
+    /// later (a queue) leaves such a send alone.
+    public var isStreaming: Bool { streamSlot != nil || webSocketSlot != nil }
+
+    /// Whether the request is a WebSocket's handshake (``Network/openWebSocket(prepared:options:settings:)``): `next`
+    /// returns the `101` head with empty `Data`, and the connection goes to the caller.
+    public var isWebSocket: Bool { webSocketSlot != nil }
 
     /// The body of an upload (``Network/upload(_:from:progress:)``), which travels beside the request; `nil`
     /// for an ordinary send.

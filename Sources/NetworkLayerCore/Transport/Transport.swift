@@ -46,6 +46,14 @@ public protocol Transport: Sendable {
     /// The default reads the whole body into `request.httpBody` and sends it with ``send(_:)``: a test transport
     /// sees uploads as ordinary requests.
     func upload(_ request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)
+
+    /// Opens a WebSocket: sends `request` (a `GET` of a ws, wss, http or https URL) as the handshake and returns the
+    /// open connection with the server's `101` response.
+    ///
+    /// An answer other than `101` throws ``NetworkError/unacceptableStatus(_:headers:body:)`` with its status, fields
+    /// and body, so that middleware see it as a response (a `401` refreshes a token and sends again). The default
+    /// fails with ``NetworkError/TransportFailure/other``, naming the transports that open WebSockets.
+    func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening
 }
 
 extension Transport {

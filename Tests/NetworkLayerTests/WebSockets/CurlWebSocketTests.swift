@@ -4,7 +4,7 @@
 
     @testable import NetworkLayerCore
     @testable import NetworkLayerCurl
-    @testable import NetworkLayerWebSockets
+    @testable import NetworkLayerWebSocketFraming
     import TLSTestServer
 
     #if canImport(FoundationNetworking)
@@ -207,8 +207,8 @@
             #expect(socket.agreement.extensions.isEmpty == !compressed)
             try await socket.send(.text("hello, ☃"))
             #expect(try await socket.receive() == .text("hello, ☃"))
-            try await socket.send(.binary([0, 1, 2, 255]))
-            #expect(try await socket.receive() == .binary([0, 1, 2, 255]))
+            try await socket.send(.binary(Data([0, 1, 2, 255])))
+            #expect(try await socket.receive() == .binary(Data([0, 1, 2, 255])))
             try await socket.send(.text(""))
             #expect(try await socket.receive() == .text(""))
             await socket.close()
@@ -228,7 +228,7 @@
                     bytes.storeBytes(of: generator.next(), toByteOffset: offset, as: UInt64.self)
                 }
             }
-            let binary = random
+            let binary = Data(random)
             let text = String(repeating: "WebSocket é ", count: (1 << 20) / 13)
             async let sent: Void = {
                 try await socket.send(.binary(binary))
@@ -466,8 +466,8 @@
             #expect(!socket.agreement.extensions.isEmpty, "permessage-deflate over TLS too")
             try await socket.send(.text("over TLS"))
             #expect(try await socket.receive() == .text("over TLS"))
-            try await socket.send(.binary([UInt8](repeating: 7, count: 300_000)))
-            #expect(try await socket.receive() == .binary([UInt8](repeating: 7, count: 300_000)))
+            try await socket.send(.binary(Data(repeating: 7, count: 300_000)))
+            #expect(try await socket.receive() == .binary(Data(repeating: 7, count: 300_000)))
             await socket.close()
             #expect(socket.closeCode == 1000)
             await expectFailure(.insecureConnection) { _ = try await connect(url) }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// permessage-deflate (RFC 7692) over zlib loaded at run time: the RFC's examples, context takeover both ways, a
 /// bomb bounded, and the negotiation's parameters checked.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// The protocol side of a connection, without a socket: pings answered, messages delivered, the close handshake both
 /// ways, and a violation that fails the connection with its code.

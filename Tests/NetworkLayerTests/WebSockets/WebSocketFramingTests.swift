@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// RFC 6455's framing, without I/O: frames read however the bytes are cut, every violation refused with its close
 /// code as soon as the bytes show it, messages joined from fragments with text checked as it arrives.

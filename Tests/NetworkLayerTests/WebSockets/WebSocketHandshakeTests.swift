@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetworkLayerWebSockets
+@testable import NetworkLayerWebSocketFraming
 
 /// The opening handshake's fields: what the request carries, and each check of the server's answer.
 @Suite("WebSocket handshake: the request's fields and the checks of a 101 answer")

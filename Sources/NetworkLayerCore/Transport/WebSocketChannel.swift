@@ -1,0 +1,173 @@
+public import Foundation
+import NetworkLayerSupport
+
+#if canImport(FoundationNetworking)
+    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
+
+/// A WebSocket message: text or binary.
+public enum WebSocketMessage: Sendable, Hashable {
+    /// A text message (the protocol checks that it is UTF-8).
+    case text(String)
+    /// A binary message.
+    case binary(Data)
+}
+
+/// What a client asks of a WebSocket connection before it opens: the transport applies these to the handshake and
+/// the connection.
+public struct WebSocketSettings: Sendable, Hashable {
+    /// The subprotocols to offer (`Sec-WebSocket-Protocol`), in order of preference; empty for none.
+    public var subprotocols: [String]
+    /// The largest message accepted, in bytes: a message larger than this (decompressed) fails the connection with
+    /// close code 1009 as soon as its size is known, before it is buffered. Defaults to 16 MiB.
+    public var maximumMessageSize: Int
+    /// Whether to offer permessage-deflate compression (RFC 7692). Defaults to `true`.
+    public var compression: Bool
+    /// How often to ping a connection to find a dead peer, in seconds; `nil` (the default) for never. A ping that
+    /// gets no pong before the next is due ends the connection with ``NetworkError/TransportFailure/timedOut``.
+    public var keepAliveInterval: TimeInterval?
+    /// The longest wait for the server's close frame after the client's, in seconds. Defaults to 5.
+    public var closeTimeout: TimeInterval
+
+    /// Creates settings; each has a default.
+    public init(
+        subprotocols: [String] = [],
+        maximumMessageSize: Int = 16 * 1024 * 1024,
+        compression: Bool = true,
+        keepAliveInterval: TimeInterval? = nil,
+        closeTimeout: TimeInterval = 5
+    ) {
+        self.subprotocols = subprotocols
+        self.maximumMessageSize = max(0, maximumMessageSize)
+        self.compression = compression
+        self.keepAliveInterval = keepAliveInterval
+        self.closeTimeout = max(0, closeTimeout)
+    }
+}
+
+/// An open WebSocket connection as a transport hands it over: messages in and out, pings, and the close handshake.
+///
+/// The seam between a ``Transport`` and the WebSocket client (`network.webSocket(_:)`); a transport that opens
+/// WebSockets returns one from ``Transport/openWebSocket(_:settings:)``, and a test double can script one.
+/// Methods may be called from any task, but one `receive()` at a time.
+public protocol WebSocketChannel: AnyObject, Sendable {
+    /// The subprotocol the server chose, if any.
+    var subprotocol: String? { get }
+
+    /// Sends a message, returning once the connection has taken it (it waits while the socket cannot take more).
+    ///
+    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/connectionLost`` once the connection has
+    ///   ended or is closing.
+    func send(_ message: WebSocketMessage) async throws(NetworkError)
+
+    /// The next message, or `nil` once the connection closed cleanly (the close code is then set).
+    ///
+    /// - Throws: ``NetworkError``: `.cancelled` when the calling task is cancelled (the connection goes on); the
+    ///   error the connection failed with otherwise.
+    func receive() async throws(NetworkError) -> WebSocketMessage?
+
+    /// Sends a ping and returns when its pong arrives.
+    ///
+    /// - Parameter timeout: How long to wait for the pong, in seconds; `nil` waits as long as the connection lives.
+    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/timedOut`` when no pong came in time.
+    func ping(timeout: TimeInterval?) async throws(NetworkError)
+
+    /// Starts the close handshake with `code` and `reason` and returns once it is done, or once the settings' close
+    /// timeout has passed; at once if the connection already ended.
+    func close(code: UInt16, reason: String) async
+
+    /// The close code the connection ended with (the server's, or the one the client failed it with); `nil` while
+    /// it is open or when it ended without one (a drop).
+    var closeCode: UInt16? { get }
+
+    /// The reason sent with ``closeCode``; empty when none was given.
+    var closeReason: String { get }
+}
+
+/// The answer to a WebSocket handshake as a transport hands it over: the connection and the server's `101` head.
+public struct WebSocketOpening: Sendable {
+    /// The open connection.
+    public let channel: any WebSocketChannel
+    /// The server's `101 Switching Protocols` response.
+    public let response: HTTPURLResponse
+
+    /// Pairs a connection with the response that opened it.
+    public init(channel: any WebSocketChannel, response: HTTPURLResponse) {
+        self.channel = channel
+        self.response = response
+    }
+}
+
+extension Transport {
+    /// Fails with ``NetworkError/TransportFailure/other``: a transport opens WebSockets only if it implements this.
+    public func openWebSocket(
+        _ request: URLRequest,
+        settings: WebSocketSettings
+    ) async throws -> WebSocketOpening {
+        throw NetworkError.webSocketsUnsupported(by: "\(type(of: self))")
+    }
+}
+
+extension NetworkError {
+    /// The error of a transport that cannot open WebSockets, naming it and the transports that can.
+    package static func webSocketsUnsupported(by transport: String) -> NetworkError {
+        .transport(
+            .other,
+            underlyingError: URLError(
+                .unsupportedURL,
+                description:
+                    "\(transport) cannot open WebSockets: use CurlTransport on Linux, URLSessionTransport on Apple platforms"
+            ))
+    }
+}
+
+extension URLRequest {
+    /// The request with a ws or wss URL changed to http or https: what a WebSocket's handshake is sent as, so that
+    /// the request rules, middleware that compare origins (a token kept to its API's host) and transports see the
+    /// origin the connection goes to.
+    package var withWebSocketSchemeAsHTTP: URLRequest {
+        guard let url, let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return self }
+        components.scheme = scheme == "ws" ? "http" : "https"
+        guard let mapped = components.url else { return self }
+        var request = self
+        request.url = mapped
+        return request
+    }
+}
+
+/// Where the end of the middleware chain leaves the connection a WebSocket handshake opened: the middleware see the
+/// `101` head, the caller gets the connection. When a middleware sends again (a token refresh), the connection of the
+/// attempt it replaces is closed.
+final class WebSocketSlot: Sendable {
+    private let channel = Locked<(any WebSocketChannel)?>(nil)
+    let settings: WebSocketSettings
+
+    init(settings: WebSocketSettings) {
+        self.settings = settings
+    }
+
+    /// Keeps the connection of the latest attempt, closing the one before.
+    func put(_ new: any WebSocketChannel) {
+        let old = channel.withLock { channel in
+            defer { channel = new }
+            return channel
+        }
+        if let old { Task { await old.close(code: 1001, reason: "") } }
+    }
+
+    /// The connection of the latest attempt, if the transport opened one.
+    func take() -> (any WebSocketChannel)? {
+        channel.withLock { channel in
+            defer { channel = nil }
+            return channel
+        }
+    }
+
+    deinit {
+        // A send that failed after its transport answered (a deadline, a middleware's error) closes that connection.
+        if let left = channel.withLock({ $0 }) { Task { await left.close(code: 1001, reason: "") } }
+    }
+}
