@@ -46,6 +46,8 @@ public final class WebSocket: Sendable {
         case open(any WebSocketChannel)
         /// Between two connections.
         case reconnecting
+        /// The app called ``close(code:reason:)``: the close handshake is under way on the channel.
+        case closing(any WebSocketChannel)
         /// The app called ``close(code:reason:)``, or the last connection ended for good.
         case finished(code: UInt16?, reason: String)
     }
@@ -68,7 +70,7 @@ public final class WebSocket: Sendable {
     public var closeCode: CloseCode? {
         state.withLock { phase in
             switch phase {
-            case .open, .reconnecting: nil
+            case .open, .reconnecting, .closing: nil
             case .finished(let code, _): code.map(CloseCode.init(rawValue:))
             }
         }
@@ -108,7 +110,9 @@ public final class WebSocket: Sendable {
     }
 
     /// Closes the socket: sends the close frame with `code` and `reason`, and returns once the server has answered
-    /// it, or after the settings' ``WebSocketSettings/closeTimeout``. A reconnecting socket connects no more.
+    /// it, or after the settings' ``WebSocketSettings/closeTimeout``; ``closeCode`` is set then. A reconnecting
+    /// socket connects no more. While a close is under way, another call waits for it; once the socket has
+    /// ended, a call returns at once.
     ///
     /// - Parameters:
     ///   - code: Why the socket closes. Defaults to ``CloseCode/normalClosure``.
@@ -117,11 +121,14 @@ public final class WebSocket: Sendable {
         let channel: (any WebSocketChannel)? = state.withLock { phase in
             switch phase {
             case .open(let channel):
-                phase = .finished(code: code.rawValue, reason: reason)
+                phase = .closing(channel)
                 return channel
             case .reconnecting:
                 phase = .finished(code: code.rawValue, reason: reason)
                 return nil
+            case .closing(let channel):
+                // Closing already: this call waits for the same end.
+                return channel
             case .finished:
                 return nil
             }
@@ -129,7 +136,21 @@ public final class WebSocket: Sendable {
         guard let channel else { return }
         await channel.close(code: code.rawValue, reason: reason)
         let ended = (channel.closeCode ?? code.rawValue, channel.closeReason)
-        state.withLock { phase in phase = .finished(code: ended.0, reason: ended.1) }
+        state.withLock { phase in
+            if case .closing(let closing) = phase, closing === channel {
+                phase = .finished(code: ended.0, reason: ended.1)
+            }
+        }
+    }
+
+    /// The channel to read from: the current connection's, or the one closing.
+    private func readableChannel() -> (any WebSocketChannel)? {
+        state.withLock { phase in
+            switch phase {
+            case .open(let channel), .closing(let channel): channel
+            case .reconnecting, .finished: nil
+            }
+        }
     }
 
     /// The channel of the current connection, or the error a send or ping gets without one.
@@ -151,11 +172,7 @@ public final class WebSocket: Sendable {
     /// socket has ended cleanly.
     fileprivate func nextMessage() async throws(NetworkError) -> Message? {
         while true {
-            let channel: (any WebSocketChannel)? = state.withLock { phase in
-                if case .open(let channel) = phase { return channel }
-                return nil
-            }
-            guard let channel else { return nil }
+            guard let channel = readableChannel() else { return nil }
             let outcome: Result<Message?, NetworkError>
             do throws(NetworkError) {
                 outcome = .success(try await channel.receive())

@@ -11,6 +11,9 @@ Paths:
   /close/CODE           after the first message, closes with CODE and the reason "bye"
   /headers              sends the handshake's request headers as one text message, then echoes
   /reject               answers the handshake with 403 and the body "no"
+  /auth                 answers 401 unless the handshake carries "Authorization: Bearer fresh", then echoes
+  /feed                 a numbered feed that drops: waits for "resume:N", sends "N+1" to "N+3", then drops the
+                        connection without a close frame (at N >= 9, closes with 1000 "done" instead)
 
 The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless the path says otherwise:
   /masked               sends a masked text frame (servers must not mask)
@@ -35,7 +38,7 @@ async def handler(connection):
     if path == "/headers":
         await connection.send(json.dumps({name.lower(): value for name, value in connection.request.headers.raw_items()}))
         path = "/echo"
-    if path == "/echo":
+    if path in ("/echo", "/auth"):
         async for message in connection:
             await connection.send(message)
     elif path == "/fragments":
@@ -44,6 +47,16 @@ async def handler(connection):
             count = max(1, int(count))
             size = max(1, -(-len(text) // count))
             await connection.send([text[index:index + size] for index in range(0, len(text), size)] or [""])
+    elif path == "/feed":
+        resume = int((await connection.recv()).split(":", 1)[1])
+        if resume >= 9:
+            await connection.close(1000, "done")
+            return
+        for number in range(resume + 1, resume + 4):
+            await connection.send(str(number))
+        # A drop: the TCP connection ends after the messages, with no close frame.
+        connection.transport.write_eof()
+        await connection.wait_closed()
     elif path.startswith("/close/"):
         code = int(path.rsplit("/", 1)[1])
         await connection.recv()
@@ -53,6 +66,8 @@ async def handler(connection):
 def process_request(connection, request):
     if request.path == "/reject":
         return connection.respond(http.HTTPStatus.FORBIDDEN, "no")
+    if request.path == "/auth" and request.headers.get("Authorization") != "Bearer fresh":
+        return connection.respond(http.HTTPStatus.UNAUTHORIZED, "who are you?")
     return None
 
 
