@@ -3,7 +3,8 @@
 Listens on 127.0.0.1, port 0, twice: with permessage-deflate and without; and a third time as a hostile server that
 breaks the protocol on purpose (raw asyncio, below); with `--cert CERT --key KEY` a fourth time over TLS (wss, with
 permessage-deflate). Prints "PORTS <deflate> <plain> <hostile> <tls or 0>" once all listen, and runs until its standard
-input closes (the test process ends) or it is killed.
+input closes (the test process ends) or it is killed. With `--ports DEFLATE PLAIN HOSTILE` it listens on those ports
+instead (a server started again where a killed one was).
 
 Paths:
   /echo                 every message back as it came (text as text, binary as binary)
@@ -14,6 +15,7 @@ Paths:
   /auth                 answers 401 unless the handshake carries "Authorization: Bearer fresh", then echoes
   /feed                 a numbered feed that drops: waits for "resume:N", sends "N+1" to "N+3", then drops the
                         connection without a close frame (at N >= 9, closes with 1000 "done" instead)
+  /ticker               waits for "resume:N", then sends "N+1" to "9" a message every 50 ms and closes with 1000
 
 The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless the path says otherwise:
   /masked               sends a masked text frame (servers must not mask)
@@ -57,6 +59,12 @@ async def handler(connection):
         # A drop: the TCP connection ends after the messages, with no close frame.
         connection.transport.write_eof()
         await connection.wait_closed()
+    elif path == "/ticker":
+        resume = int((await connection.recv()).split(":", 1)[1])
+        for number in range(resume + 1, 10):
+            await connection.send(str(number))
+            await asyncio.sleep(0.05)
+        await connection.close(1000, "done")
     elif path.startswith("/close/"):
         code = int(path.rsplit("/", 1)[1])
         await connection.recv()
@@ -105,10 +113,14 @@ async def hostile(reader, writer):
 
 async def main():
     limits = dict(max_size=64 * 1024 * 1024, max_queue=64)
-    async with serve(handler, "127.0.0.1", 0, process_request=process_request, **limits) as deflate, serve(
-        handler, "127.0.0.1", 0, process_request=process_request, compression=None, **limits
+    wanted = [0, 0, 0]
+    if "--ports" in sys.argv:
+        start = sys.argv.index("--ports") + 1
+        wanted = [int(port) for port in sys.argv[start:start + 3]]
+    async with serve(handler, "127.0.0.1", wanted[0], process_request=process_request, **limits) as deflate, serve(
+        handler, "127.0.0.1", wanted[1], process_request=process_request, compression=None, **limits
     ) as plain:
-        raw = await asyncio.start_server(hostile, "127.0.0.1", 0)
+        raw = await asyncio.start_server(hostile, "127.0.0.1", wanted[2])
         ports = [next(iter(server.sockets)).getsockname()[1] for server in (deflate, plain, raw)]
         secure = None
         if "--cert" in sys.argv:

@@ -50,7 +50,10 @@
 
         /// Starts the server and waits (on a thread of its own, not one of Swift's cooperative threads) for the
         /// line with its ports, at most 20 s.
-        static func start(tls identity: TestCertificates.Identity? = nil) async throws -> ReferenceWebSocketServer {
+        static func start(
+            tls identity: TestCertificates.Identity? = nil,
+            onPortsOf earlier: ReferenceWebSocketServer? = nil
+        ) async throws -> ReferenceWebSocketServer {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("Servers/websocket_server.py")
             let process = Process()
@@ -59,6 +62,7 @@
             process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
             process.arguments =
                 [script.path] + (identity.map { ["--cert", $0.certificate.path, "--key", $0.key.path] } ?? [])
+                + (earlier.map { ["--ports", "\($0.deflatePort)", "\($0.plainPort)", "\($0.hostilePort)"] } ?? [])
             process.standardInput = input
             process.standardOutput = output
             let exited = DispatchSemaphore(value: 0)
@@ -113,6 +117,13 @@
         /// A path of the hostile server, which breaks the protocol on purpose.
         func hostileURL(_ path: String) -> URL {
             URL(string: "ws://127.0.0.1:\(hostilePort)\(path)")!
+        }
+
+        /// Kills the server at once, as a crash would: its connections end without a close frame.
+        func crash() {
+            kill(process.processIdentifier, SIGKILL)
+            _ = exited.wait(timeout: .now() + 5)
+            exited.signal()  // for stop(), which waits for the exit too
         }
 
         /// Ends the server: it exits when its standard input closes.

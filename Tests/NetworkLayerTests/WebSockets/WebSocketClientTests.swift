@@ -236,6 +236,36 @@
             #expect(feed.closeCode == .goingAway)
         }
 
+        @Test("A channel outlives its server: killed and started again, the feed goes on from the cursor")
+        func serverRestart() async throws {
+            let first = try await ReferenceWebSocketServer.start()
+            defer { first.stop() }
+            let cursor = Locked(0)
+            let connections = Locked(0)
+            let feed = try await network().webSocket(
+                SocketRoute(url: first.url("/ticker")),
+                reconnect: ReconnectPolicy(maximumAttempts: 8, initialDelay: 0.1, maximumDelay: 2)
+            ) { socket in
+                connections.withLock { $0 += 1 }
+                try await socket.send(.text("resume:\(cursor.withLock { $0 })"))
+            }
+            var numbers: [Int] = []
+            var second: ReferenceWebSocketServer?
+            for try await message in feed.messages {
+                guard case .text(let text) = message, let number = Int(text) else { break }
+                numbers.append(number)
+                cursor.withLock { $0 = number }
+                if number == 3 {
+                    first.crash()
+                    second = try await ReferenceWebSocketServer.start(onPortsOf: first)
+                }
+            }
+            second?.stop()
+            #expect(numbers == Array(1...9))
+            #expect(connections.withLock { $0 } == 2)
+            #expect(feed.closeCode == .normalClosure)
+        }
+
         @Test("Leaving the loop closes the connection: the server answers the close with 1001")
         func breakCloses() async throws {
             let server = try await ReferenceWebSocketServer.start()
