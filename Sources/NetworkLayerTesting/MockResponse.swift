@@ -15,6 +15,7 @@ public struct MockResponse: Sendable {
         case streamed(status: Int, headers: [String: String], chunks: [Data], interval: UInt64, dropAfter: Int?)
         case failure(any Error)
         case download(body: Data, headers: [String: String], dropAfter: Int?)
+        case webSocket(MockWebSocketScript, subprotocol: String?)
     }
 
     let outcome: Outcome
@@ -24,6 +25,25 @@ public struct MockResponse: Sendable {
     private init(_ outcome: Outcome, delay: UInt64 = 0) {
         self.outcome = outcome
         self.delay = delay
+    }
+
+    /// Answers a WebSocket handshake (`network.webSocket(_:)`) with `101` and runs `script` on the connection; what
+    /// the client sends is recorded in ``MockTransport/sentWebSocketMessages``. A plain send gets
+    /// `426 Upgrade Required`, as from a server.
+    ///
+    /// ```swift
+    /// mock.respond(to: ChatRoute.room("swift"), with: .webSocket(MockWebSocketScript().echoing()))
+    /// mock.respond(to: FeedRoute.live, with: [.status(401), .webSocket(feed)])   // a token refreshed, then in
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - script: What the server sends and how the connection ends. Defaults to a server that sends nothing.
+    ///   - subprotocol: The subprotocol the server chooses, if any.
+    public static func webSocket(
+        _ script: MockWebSocketScript = MockWebSocketScript(),
+        subprotocol: String? = nil
+    ) -> MockResponse {
+        MockResponse(.webSocket(script, subprotocol: subprotocol))
     }
 
     /// A response with a JSON-encoded body and `Content-Type: application/json`.
@@ -148,7 +168,7 @@ public struct MockResponse: Sendable {
                 delay: delay)
         case .download(let body, let headers, _):
             MockResponse(.download(body: body, headers: headers, dropAfter: max(0, bytes)), delay: delay)
-        case .failure:
+        case .failure, .webSocket:
             self
         }
     }
@@ -251,6 +271,8 @@ extension MockResponse: CustomStringConvertible {
         case .failure(let error): text = "throws \(type(of: error))"
         case .download(let body, _, let drop):
             text = "download of \(body.count) bytes\(drop.map { ", dropped after \($0)" } ?? "")"
+        case .webSocket(let script, _):
+            text = "a WebSocket sending \(script.greeting.count) messages as it opens"
         }
         return delay > 0 ? text + " after \(delay / 1_000_000) ms" : text
     }

@@ -63,9 +63,18 @@ public final class MockTransport: Transport {
         return requests.filter(matcher.matches)
     }
 
-    /// Forgets the recorded requests; registrations stay.
+    /// Every message clients sent over the mock's WebSockets (``MockResponse/webSocket(_:subprotocol:)``), over all
+    /// their connections, in the order they were sent.
+    public var sentWebSocketMessages: [WebSocketMessage] {
+        state.withLock { $0.webSocketMessages }
+    }
+
+    /// Forgets the recorded requests and WebSocket messages; registrations stay.
     public func removeRecordedRequests() {
-        state.withLock { $0.requests.removeAll() }
+        state.withLock {
+            $0.requests.removeAll()
+            $0.webSocketMessages.removeAll()
+        }
     }
 
     // MARK: Registering responses
@@ -179,6 +188,8 @@ public final class MockTransport: Transport {
             let body = chunks.reduce(Data(), +)
             if let dropAfter, dropAfter < body.count { throw URLError(.networkConnectionLost) }
             return (body, try head(status, headers, for: request))
+        case .webSocket:
+            return (Data("Upgrade Required".utf8), try head(426, ["Upgrade": "websocket"], for: request))
         }
     }
 
@@ -260,6 +271,26 @@ public final class MockTransport: Transport {
     }
 }
 
+extension MockTransport {
+    /// Records the handshake and answers it with the response registered for it: a
+    /// ``MockResponse/webSocket(_:subprotocol:)`` opens a scripted connection; any other response is the answer of a
+    /// server that refused (`NetworkError.unacceptableStatus` with its status and body), or its failure.
+    public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
+        let checked = try RequestRules.check(request.withWebSocketSchemeAsHTTP)
+        let response = try await answer(to: checked)
+        guard case .webSocket(let script, let subprotocol) = response.outcome else {
+            let (body, head) = try Self.whole(response, for: checked)
+            throw NetworkError.unacceptableStatus(head.statusCode, headers: HeaderFields(head), body: body)
+        }
+        let channel = MockWebSocketChannel(script: script, subprotocol: subprotocol) { [state] message in
+            state.withLock { $0.webSocketMessages.append(message) }
+        }
+        var fields = ["Upgrade": "websocket", "Connection": "Upgrade"]
+        if let subprotocol { fields["Sec-WebSocket-Protocol"] = subprotocol }
+        return WebSocketOpening(channel: channel, response: try Self.head(101, fields, for: checked))
+    }
+}
+
 extension MockTransport: BuiltInTransport {
     /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
     private func wait(_ nanoseconds: UInt64, for request: URLRequest) async throws {
@@ -292,6 +323,7 @@ extension MockTransport {
         var registrations: [Registration] = []
         var defaultResponse: MockResponse?
         var requests: [URLRequest] = []
+        var webSocketMessages: [WebSocketMessage] = []
 
         /// The response for a request: most specific registration first, the latest among equals.
         mutating func nextResponse(for request: URLRequest) throws -> MockResponse {

@@ -18,7 +18,8 @@ enum RequestMatcher: Sendable, CustomStringConvertible {
     case invalidRoute(String)
 
     init(route: some URLRequestProtocol) throws {
-        let request = try route.urlRequest
+        // A ws or wss route's handshake arrives as http or https.
+        let request = try RequestRules.check(RequestBuilder.makeURLRequest(for: route).withWebSocketSchemeAsHTTP)
         guard let url = request.url else { throw URLError(.badURL) }
         self = .route(
             method: (request.httpMethod ?? "GET").uppercased(), url: ComparableURL(url), text: url.absoluteString)

@@ -7,8 +7,8 @@ import Foundation
 
 /// Builds a `URLRequest` from a route. What may not be sent is refused by ``RequestRules``, once per send after the
 /// middleware (so that a header a middleware adds is checked too), and by ``URLRequestProtocol/urlRequest``.
-enum RequestBuilder {
-    static func makeURLRequest(
+package enum RequestBuilder {
+    package static func makeURLRequest(
         for route: some URLRequestProtocol,
         timeout: TimeInterval? = nil,
         environment: APIEnvironment = .asDeclared
