@@ -50,7 +50,8 @@ import NetworkLayerSupport
         private var written = 0
         private var received: [WebSocketMessage] = []
         /// The app's receive waiting for a message, with the flag its cancellation sets.
-        private var receiver: (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
+        private var receiver:
+            (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
         private var pings: [(id: Int, payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
         private var lastPing = 0
         private var closeWaiters: [CheckedContinuation<Void, Never>] = []

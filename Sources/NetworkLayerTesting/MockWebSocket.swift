@@ -68,67 +68,54 @@ public struct MockWebSocketScript: Sendable {
 
 /// A scripted connection: the server's side runs the script as the client sends.
 final class MockWebSocketChannel: WebSocketChannel {
-    private struct State {
-        var inbox: [WebSocketMessage] = []
-        var sentByServer = 0
-        /// The end the script reaches once the inbox is read.
-        var pendingEnd: MockWebSocketScript.Ending?
-        var ended: (code: UInt16?, reason: String, error: NetworkError?)?
-        var receiver: CheckedContinuation<WebSocketMessage?, any Error>?
-        var receiverID = 0
-    }
-
     private let script: MockWebSocketScript
     private let record: @Sendable (WebSocketMessage) -> Void
-    private let state = Locked(State())
+    private let inbox = MessageInbox()
+    /// How many messages the server has sent.
+    private let sent = Locked(0)
     let subprotocol: String?
 
     init(script: MockWebSocketScript, subprotocol: String?, record: @escaping @Sendable (WebSocketMessage) -> Void) {
         self.script = script
         self.subprotocol = subprotocol
         self.record = record
-        if script.ending?.afterSending == 0 { state.withLock { $0.pendingEnd = script.ending } }
+        if script.ending?.afterSending == 0 { end() }
         serverSends(script.greeting)
     }
 
-    var closeCode: UInt16? { state.withLock { $0.ended?.code } }
-    var closeReason: String { state.withLock { $0.ended?.reason ?? "" } }
+    var closeCode: UInt16? { inbox.ending?.code }
+    var closeReason: String { inbox.ending?.reason ?? "" }
 
-    /// Queues the server's messages for the client, up to the script's end, and wakes a waiting receive.
+    /// Hands the server's messages to the client, up to the script's end, which follows them.
     private func serverSends(_ messages: [WebSocketMessage]) {
-        let (receiver, next) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, any Error>?, Result<WebSocketMessage?, NetworkError>?) in
-            guard state.ended == nil else { return (nil, nil) }
-            for message in messages where state.pendingEnd == nil {
-                state.inbox.append(message)
-                state.sentByServer += 1
-                if let ending = script.ending, state.sentByServer >= ending.afterSending { state.pendingEnd = ending }
+        for message in messages where !inbox.hasEnded {
+            inbox.deliver(message)
+            let count = sent.withLock { count in
+                count += 1
+                return count
             }
-            guard let receiver = state.receiver, let next = Self.next(&state) else { return (nil, nil) }
-            state.receiver = nil
-            return (receiver, next)
+            if let ending = script.ending, count >= ending.afterSending { end() }
         }
-        if let receiver, let next { receiver.resume(with: next.mapError { $0 as any Error }) }
     }
 
-    /// What a receive gets now: a message, the end, or `nil` to wait.
-    private static func next(_ state: inout State) -> Result<WebSocketMessage?, NetworkError>? {
-        if !state.inbox.isEmpty { return .success(state.inbox.removeFirst()) }
-        if state.ended == nil, let ending = state.pendingEnd {
-            switch ending {
-            case .drop:
-                state.ended = (nil, "", Self.lost("the mock dropped the connection"))
-            case .close(let code, let reason, _):
-                state.ended = (code, reason, nil)
-            }
+    /// Ends the connection as the script says, after the messages already sent.
+    private func end() {
+        switch script.ending {
+        case .drop?:
+            inbox.finish(
+                code: nil, reason: "",
+                error: .transport(
+                    .connectionLost,
+                    underlyingError: URLError(.networkConnectionLost, description: "the mock dropped the connection")))
+        case .close(let code, let reason, _)?:
+            inbox.finish(code: code, reason: reason, error: nil)
+        case nil:
+            break
         }
-        guard let ended = state.ended else { return nil }
-        if let error = ended.error { return .failure(error) }
-        return .success(nil)
     }
 
     func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        let open = state.withLock { $0.ended == nil && $0.pendingEnd == nil }
-        guard open else { throw Self.lost("the WebSocket is closed") }
+        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
         record(message)
         if let reply = script.replies.first(where: { $0.to == message }) {
             serverSends(reply.with)
@@ -138,52 +125,15 @@ final class MockWebSocketChannel: WebSocketChannel {
     }
 
     func receive() async throws(NetworkError) -> WebSocketMessage? {
-        let id = state.withLock { state in
-            state.receiverID += 1
-            return state.receiverID
-        }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    let now = state.withLock { state -> Result<WebSocketMessage?, NetworkError>? in
-                        if Task.isCancelled { return .failure(.cancelled) }
-                        if let next = Self.next(&state) { return next }
-                        state.receiver = continuation
-                        return nil
-                    }
-                    if let now { continuation.resume(with: now.mapError { $0 as any Error }) }
-                }
-            } onCancel: {
-                let waiting = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
-                    guard state.receiverID == id else { return nil }
-                    defer { state.receiver = nil }
-                    return state.receiver
-                }
-                waiting?.resume(throwing: NetworkError.cancelled)
-            }
-        } catch {
-            throw NetworkError(transportError: error)
-        }
+        try await inbox.receive()
     }
 
     func ping(timeout: TimeInterval?) async throws(NetworkError) {
-        let open = state.withLock { $0.ended == nil }
-        guard open else { throw Self.lost("the WebSocket is closed") }
+        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
     }
 
     func close(code: UInt16, reason: String) async {
-        let receiver = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
-            guard state.ended == nil else { return nil }
-            // The server answers with the same code, as servers do.
-            state.ended = (code, reason, nil)
-            state.inbox = []
-            defer { state.receiver = nil }
-            return state.receiver
-        }
-        receiver?.resume(returning: nil)
-    }
-
-    private static func lost(_ description: String) -> NetworkError {
-        .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
+        // The server answers with the same code, as servers do.
+        inbox.finish(code: code, reason: reason, error: nil)
     }
 }

@@ -220,7 +220,8 @@ public final class WebSocket: Sendable {
         .transport(
             .connectionLost,
             underlyingError: URLError(
-                .networkConnectionLost, description: "the server closed the WebSocket (\(code.map(String.init) ?? "no code"))"))
+                .networkConnectionLost,
+                description: "the server closed the WebSocket (\(code.map(String.init) ?? "no code"))"))
     }
 
     /// Waits as the policy says and connects again, until a connection opens and its `onConnect` succeeds, or the

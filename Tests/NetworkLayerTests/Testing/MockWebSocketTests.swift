@@ -22,7 +22,9 @@ private enum RoomRoute: URLRequestProtocol {
 /// Chat code tested without a server: MockTransport scripts the WebSocket and records what the client sent.
 @Suite("MockTransport: scripted WebSockets")
 struct MockWebSocketTests {
-    @Test("The script greets, replies to what the client sends, and closes with its code; the client's messages are recorded")
+    @Test(
+        "The script greets, replies to what the client sends, and closes with its code; the client's messages are recorded"
+    )
     func scripted() async throws {
         let mock = MockTransport()
         let script = MockWebSocketScript(sending: [.text("welcome")])
@@ -49,7 +51,8 @@ struct MockWebSocketTests {
         let mock = MockTransport()
         let feed = MockWebSocketScript().echoing().droppingConnection(afterSending: 1)
         // Two connections that each echo one message and drop, then a server that answers 503 to every attempt.
-        mock.respond(to: RoomRoute.room("live"), with: [.status(401), .webSocket(feed), .webSocket(feed), .status(503)])
+        mock.respond(
+            to: RoomRoute.room("live"), with: [.status(401), .webSocket(feed), .webSocket(feed), .status(503)])
         let token = Locked("stale")
         var network = Network(
             transport: mock,

@@ -1,0 +1,151 @@
+import Foundation
+import NetworkLayerSupport
+
+/// The messages a WebSocket connection received and the app has not read yet, and how the connection ended: what
+/// a ``WebSocketChannel`` that reads ahead of the app (`URLSessionWebSocketTask`'s, a mock's) hands out one
+/// `receive()` at a time. Messages received before the end are read before it.
+package final class MessageInbox: Sendable {
+    /// How the connection ended: a close code and reason, or the error it failed with.
+    package struct Ending: Sendable {
+        package let code: UInt16?
+        package let reason: String
+        package let error: NetworkError?
+    }
+
+    private struct State {
+        var messages: [WebSocketMessage] = []
+        var ending: Ending?
+        var receiver: (id: Int, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
+        var receives = 0
+        var roomWaiter: CheckedContinuation<Bool, Never>?
+        var endWaiters: [@Sendable () -> Void] = []
+    }
+
+    /// How many messages may wait for the app before the reader stops asking for more (``waitForRoom()``).
+    package static let capacity = 16
+
+    /// The error of a send, ping or receive on a connection that has closed.
+    package static let closed = NetworkError.transport(
+        .connectionLost, underlyingError: URLError(.networkConnectionLost, description: "the WebSocket is closed"))
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    /// How the connection ended, once it has.
+    package var ending: Ending? { state.withLock { $0.ending } }
+    package var hasEnded: Bool { ending != nil }
+
+    /// Hands a received message to the waiting receive, or keeps it.
+    package func deliver(_ message: WebSocketMessage) {
+        let receiver = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
+            guard state.ending == nil else { return nil }
+            guard let receiver = state.receiver else {
+                state.messages.append(message)
+                return nil
+            }
+            state.receiver = nil
+            return receiver.continuation
+        }
+        receiver?.resume(returning: message)
+    }
+
+    /// Ends the connection once; the messages kept are still read before the end.
+    package func finish(code: UInt16?, reason: String, error: NetworkError?) {
+        let (receiver, room, waiters) = state.withLock { state in
+            guard state.ending == nil else {
+                return (
+                    CheckedContinuation<WebSocketMessage?, any Error>?.none, CheckedContinuation<Bool, Never>?.none,
+                    [@Sendable () -> Void]()
+                )
+            }
+            state.ending = Ending(code: code, reason: reason, error: error)
+            defer {
+                state.receiver = nil
+                state.roomWaiter = nil
+                state.endWaiters = []
+            }
+            return (state.receiver?.continuation, state.roomWaiter, state.endWaiters)
+        }
+        if let receiver {
+            if let error { receiver.resume(throwing: error) } else { receiver.resume(returning: nil) }
+        }
+        room?.resume(returning: false)
+        for waiter in waiters { waiter() }
+    }
+
+    /// Waits while ``capacity`` messages wait for the app; `false` once the connection has ended. One reader at a
+    /// time.
+    package func waitForRoom() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let now: Bool? = state.withLock { state in
+                if state.ending != nil { return false }
+                if state.messages.count < Self.capacity { return true }
+                state.roomWaiter = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Waits for the end at most `seconds`; whether it came.
+    package func waitForEnd(within seconds: TimeInterval) async -> Bool {
+        let answer = OnceAnswer<Bool>()
+        return await withCheckedContinuation { continuation in
+            answer.set(continuation)
+            let ended: Bool = state.withLock { state in
+                if state.ending != nil { return true }
+                state.endWaiters.append { answer.give(true) }
+                return false
+            }
+            if ended { return answer.give(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { answer.give(false) }
+        }
+    }
+
+    /// The next message, or `nil` once the connection ended cleanly and every kept message was read.
+    ///
+    /// - Throws: ``NetworkError``: the connection's error once it failed and every kept message was read;
+    ///   `.cancelled` when the calling task is cancelled (the connection goes on); `.invalidRequest` for a second
+    ///   receive while one waits.
+    package func receive() async throws(NetworkError) -> WebSocketMessage? {
+        let id = state.withLock { state in
+            state.receives += 1
+            return state.receives
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let (now, room) = state.withLock {
+                        state -> (Result<WebSocketMessage?, NetworkError>?, CheckedContinuation<Bool, Never>?) in
+                        if Task.isCancelled { return (.failure(.cancelled), nil) }
+                        if !state.messages.isEmpty {
+                            let message = state.messages.removeFirst()
+                            defer { state.roomWaiter = nil }
+                            return (.success(message), state.roomWaiter)
+                        }
+                        if let ending = state.ending {
+                            return (ending.error.map { .failure($0) } ?? .success(nil), nil)
+                        }
+                        if state.receiver != nil {
+                            return (.failure(.invalidRequest(.url, reason: "two receives at once")), nil)
+                        }
+                        state.receiver = (id, continuation)
+                        return (nil, nil)
+                    }
+                    room?.resume(returning: true)
+                    if let now { continuation.resume(with: now.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                let waiting = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
+                    guard let receiver = state.receiver, receiver.id == id else { return nil }
+                    state.receiver = nil
+                    return receiver.continuation
+                }
+                waiting?.resume(throwing: NetworkError.cancelled)
+            }
+        } catch {
+            throw NetworkError(transportError: error)
+        }
+    }
+}

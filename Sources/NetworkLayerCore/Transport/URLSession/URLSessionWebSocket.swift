@@ -1,0 +1,262 @@
+import Foundation
+import NetworkLayerSupport
+
+#if canImport(FoundationNetworking)
+    // URLSessionWebSocketTask lives in FoundationNetworking on Linux.
+    import FoundationNetworking
+#endif
+
+extension URLSessionTransport {
+    /// Whether this platform's `URLSessionWebSocketTask` opens WebSockets: Apple's does; FoundationNetworking's needs
+    /// a libcurl built with WebSockets, which Debian's and Ubuntu's are not, so it fails on every connection. A
+    /// constant chosen at build time, so that the adapter below type-checks (and is tested for its failures) on Linux.
+    #if canImport(FoundationNetworking)
+        static let opensWebSockets = false
+    #else
+        static let opensWebSockets = true
+    #endif
+
+    /// Opens a WebSocket with the session's `URLSessionWebSocketTask` (Apple platforms), with the session's TLS
+    /// rules and trusted authorities. On Linux it fails with ``NetworkError/TransportFailure/other``, naming
+    /// `CurlTransport`, which opens WebSockets there.
+    ///
+    /// What Apple's implementation does not offer, and so this transport does not either: permessage-deflate
+    /// (``WebSocketSettings/compression`` is not applied), the body of a refused handshake (an answer other than `101`
+    /// comes as ``NetworkError/unacceptableStatus(_:headers:body:)`` with its status and fields, and an empty body),
+    /// and reading that stops at the socket (the task reads ahead into its own buffers; this transport stops asking
+    /// for messages while 16 wait for the app).
+    public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
+        guard Self.opensWebSockets else { throw NetworkError.webSocketsUnsupported(by: "URLSessionTransport on Linux") }
+        return try await URLSessionWebSocket.open(
+            RequestRules.check(request.withWebSocketSchemeAsHTTP), settings: settings, session: session)
+    }
+}
+
+/// A WebSocket on a `URLSessionWebSocketTask`: a task reads messages into an ``MessageInbox`` ahead of the app, at
+/// most ``MessageInbox/capacity`` of them.
+final class URLSessionWebSocket: WebSocketChannel {
+    /// The task, which URLSession lets any thread call.
+    ///
+    /// Why `@unchecked Sendable` is sound: `URLSessionTask` and its subclasses are thread-safe (Foundation's
+    /// documentation: a task's methods may be called from any thread; its state is guarded by the session), and
+    /// the box holds it in a `let`.
+    private struct TaskBox: @unchecked Sendable {
+        let task: URLSessionWebSocketTask
+    }
+
+    private let box: TaskBox
+    private let inbox = MessageInbox()
+    private let closeTimeout: TimeInterval
+    /// The code and reason the app closed with, for ``closeCode`` when the server's close does not say.
+    private let closedWith = Locked<(code: UInt16, reason: String)?>(nil)
+    let subprotocol: String?
+
+    private init(box: TaskBox, subprotocol: String?, closeTimeout: TimeInterval) {
+        self.box = box
+        self.subprotocol = subprotocol
+        self.closeTimeout = closeTimeout
+    }
+
+    /// Starts the task with the handshake request, and waits for the handshake's end: a ping's pong (a task sends its
+    /// first frame once open), within the request's deadline.
+    static func open(
+        _ request: URLRequest,
+        settings: WebSocketSettings,
+        session: URLSession
+    ) async throws(NetworkError) -> WebSocketOpening {
+        var handshake = request
+        if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.scheme = components.scheme?.lowercased() == "https" ? "wss" : "ws"
+            handshake.url = components.url ?? url
+        }
+        if !settings.subprotocols.isEmpty {
+            handshake.setValue(
+                settings.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
+        }
+        let box = TaskBox(task: session.webSocketTask(with: handshake))
+        box.task.maximumMessageSize = settings.maximumMessageSize
+        box.task.resume()
+        if let failure = await firstPong(of: box, within: request.timeoutInterval) {
+            box.task.cancel()
+            if let response = box.task.response as? HTTPURLResponse, response.statusCode != 101 {
+                throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response), body: Data())
+            }
+            throw failure
+        }
+        guard let response = box.task.response as? HTTPURLResponse else {
+            box.task.cancel()
+            throw .transport(
+                .badResponse,
+                underlyingError: URLError(.badServerResponse, description: "a WebSocket opened without a response"))
+        }
+        let channel = URLSessionWebSocket(
+            box: box, subprotocol: response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"),
+            closeTimeout: settings.closeTimeout)
+        channel.startReading()
+        if let interval = settings.keepAliveInterval { channel.keepAlive(every: interval) }
+        return WebSocketOpening(channel: channel, response: response)
+    }
+
+    /// Waits for the pong of a first ping, the deadline, or the caller's cancellation; the error, if any.
+    private static func firstPong(of box: TaskBox, within seconds: TimeInterval) async -> NetworkError? {
+        let answer = OnceAnswer<NetworkError?>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<NetworkError?, Never>) in
+                answer.set(continuation)
+                box.task.sendPing { error in answer.give(error.map(NetworkError.init(transportError:))) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) {
+                    answer.give(
+                        .transport(
+                            .timedOut,
+                            underlyingError: URLError(
+                                .timedOut, description: "the WebSocket handshake did not finish in time")))
+                }
+            }
+        } onCancel: {
+            answer.give(.cancelled)
+        }
+    }
+
+    /// Reads messages from the task into the inbox while it has room, until the connection ends.
+    private func startReading() {
+        let box = box
+        let inbox = inbox
+        let closedWith = closedWith
+        Task {
+            while await inbox.waitForRoom() {
+                do {
+                    switch try await box.task.receive() {
+                    case .string(let text): inbox.deliver(.text(text))
+                    case .data(let data): inbox.deliver(.binary(data))
+                    @unknown default: continue
+                    }
+                } catch {
+                    let code = box.task.closeCode
+                    let app = closedWith.withLock { $0 }
+                    if code != .invalid {
+                        let reason = box.task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                        inbox.finish(code: UInt16(clamping: code.rawValue), reason: reason, error: nil)
+                    } else if let app {
+                        inbox.finish(code: app.code, reason: app.reason, error: nil)
+                    } else {
+                        let failure = NetworkError(transportError: error)
+                        let dropped: NetworkError =
+                            if case .transport(.other, let underlying) = failure {
+                                .transport(.connectionLost, underlyingError: underlying)
+                            } else {
+                                failure
+                            }
+                        inbox.finish(code: nil, reason: "", error: dropped)
+                    }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Pings at `interval`: a ping unanswered within the interval ends the connection with a timeout.
+    private func keepAlive(every interval: TimeInterval) {
+        Task { [weak self] in
+            while let self, !inbox.hasEnded {
+                try? await Task.sleep(nanoseconds: UInt64(max(0.01, interval) * 1e9))
+                do throws(NetworkError) {
+                    try await ping(timeout: interval)
+                } catch {
+                    if case .transport(.timedOut, _) = error {
+                        inbox.finish(code: nil, reason: "", error: error)
+                        box.task.cancel()
+                    }
+                    return
+                }
+            }
+        }
+    }
+
+    var closeCode: UInt16? { inbox.ending?.code }
+    var closeReason: String { inbox.ending?.reason ?? "" }
+
+    func send(_ message: WebSocketMessage) async throws(NetworkError) {
+        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        do {
+            switch message {
+            case .text(let text): try await box.task.send(.string(text))
+            case .binary(let data): try await box.task.send(.data(data))
+            }
+        } catch {
+            throw inbox.ending?.error ?? MessageInbox.closed
+        }
+    }
+
+    func receive() async throws(NetworkError) -> WebSocketMessage? {
+        try await inbox.receive()
+    }
+
+    func ping(timeout: TimeInterval?) async throws(NetworkError) {
+        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        let answer = OnceAnswer<NetworkError?>()
+        let box = box
+        let failure: NetworkError? = await withCheckedContinuation { continuation in
+            answer.set(continuation)
+            box.task.sendPing { error in answer.give(error.map { _ in MessageInbox.closed }) }
+            if let timeout {
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) {
+                    answer.give(
+                        .transport(
+                            .timedOut, underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s"))
+                    )
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func close(code: UInt16, reason: String) async {
+        guard inbox.ending == nil else { return }
+        closedWith.withLock { $0 = ($0 ?? (code, reason)) }
+        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure
+        box.task.cancel(with: closeCode, reason: Data(reason.utf8))
+        // The reading task ends the inbox once the task has closed; bounded by the close timeout.
+        if await !inbox.waitForEnd(within: closeTimeout) {
+            inbox.finish(code: code, reason: reason, error: nil)
+        }
+    }
+
+    deinit {
+        box.task.cancel(with: .goingAway, reason: nil)
+    }
+}
+
+/// A continuation resumed once, by whichever of several answers comes first; answers before the continuation is
+/// set are kept for it.
+final class OnceAnswer<Value: Sendable>: Sendable {
+    private let state = Locked<(continuation: CheckedContinuation<Value, Never>?, answer: Value?, done: Bool)>(
+        (nil, nil, false))
+
+    /// Sets the continuation; resumes it at once when an answer came first.
+    func set(_ continuation: CheckedContinuation<Value, Never>) {
+        let early: Value? = state.withLock { state in
+            guard let answer = state.answer, !state.done else {
+                state.continuation = continuation
+                return nil
+            }
+            state.done = true
+            return answer
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    /// Gives an answer: the first one resumes the continuation; later ones are ignored.
+    func give(_ value: Value) {
+        let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
+            guard !state.done, state.answer == nil else { return nil }
+            guard let continuation = state.continuation else {
+                state.answer = value
+                return nil
+            }
+            state.done = true
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(returning: value)
+    }
+}

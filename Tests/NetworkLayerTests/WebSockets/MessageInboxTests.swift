@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import NetworkLayerCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The inbox a channel that reads ahead of the app keeps its messages in: order, the end after the messages, the
+/// reader's room.
+@Suite("MessageInbox: what a WebSocket received, read in order, bounded")
+struct MessageInboxTests {
+    @Test("Messages kept before the end are read before it, then the error; a second finish changes nothing")
+    func endAfterMessages() async throws {
+        let inbox = MessageInbox()
+        inbox.deliver(.text("a"))
+        inbox.deliver(.binary(Data([1])))
+        inbox.finish(code: nil, reason: "", error: MessageInbox.closed)
+        inbox.finish(code: 1000, reason: "late", error: nil)
+        inbox.deliver(.text("after the end"))
+        #expect(try await inbox.receive() == .text("a"))
+        #expect(try await inbox.receive() == .binary(Data([1])))
+        await #expect(throws: NetworkError.self) { _ = try await inbox.receive() }
+        #expect(inbox.ending?.code == nil)
+    }
+
+    @Test("A waiting receive gets the next message, or nil at a clean end")
+    func waitingReceive() async throws {
+        let inbox = MessageInbox()
+        async let first = inbox.receive()
+        try await Task.sleep(nanoseconds: 20_000_000)
+        inbox.deliver(.text("hello"))
+        #expect(try await first == .text("hello"))
+        async let second = inbox.receive()
+        try await Task.sleep(nanoseconds: 20_000_000)
+        inbox.finish(code: 1001, reason: "bye", error: nil)
+        #expect(try await second == nil)
+        #expect(inbox.ending?.code == 1001)
+        #expect(inbox.ending?.reason == "bye")
+    }
+
+    @Test("The reader waits while the inbox is full, and goes on once the app reads one; false after the end")
+    func room() async throws {
+        let inbox = MessageInbox()
+        for index in 0..<MessageInbox.capacity { inbox.deliver(.text("\(index)")) }
+        let waited = Task { await inbox.waitForRoom() }
+        try await Task.sleep(nanoseconds: 20_000_000)
+        #expect(try await inbox.receive() == .text("0"))
+        #expect(await waited.value == true)
+        inbox.deliver(.text("\(MessageInbox.capacity)"))
+        let afterEnd = Task { await inbox.waitForRoom() }
+        inbox.finish(code: 1000, reason: "", error: nil)
+        #expect(await afterEnd.value == false)
+    }
+
+    @Test("waitForEnd returns when the end comes, or false after its bound")
+    func waitForEnd() async throws {
+        let inbox = MessageInbox()
+        #expect(await inbox.waitForEnd(within: 0.05) == false)
+        async let ended = inbox.waitForEnd(within: 30)
+        try await Task.sleep(nanoseconds: 20_000_000)
+        inbox.finish(code: 1000, reason: "", error: nil)
+        #expect(await ended == true)
+        #expect(await inbox.waitForEnd(within: 0) == true)
+    }
+}
