@@ -13,6 +13,7 @@ cd "$root"
 swift build --target NetworkLayerMiddleware >/dev/null
 swift build --target NetworkLayerOffline >/dev/null
 swift build --target NetworkLayerEvents >/dev/null
+swift build --target NetworkLayerWebSockets >/dev/null
 modules="$(swift build --show-bin-path)/Modules"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -26,7 +27,7 @@ typecheck() {  # module, sources...
         -enable-upcoming-feature MemberImportVisibility "$@"
 }
 
-for target in NetworkLayerMiddleware NetworkLayerOffline NetworkLayerEvents; do
+for target in NetworkLayerMiddleware NetworkLayerOffline NetworkLayerEvents NetworkLayerWebSockets; do
     mapfile -t sources < <(find "Sources/$target" -name '*.swift' | sort)
     typecheck "$target" "${sources[@]}"
     echo "add-on seams: $target compiles as another package would (${#sources[@]} files)"

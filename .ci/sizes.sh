@@ -19,7 +19,7 @@ count() {  # directories... -> "lines public spi"
 }
 printf '%-28s %7s %7s %5s\n' module lines public spi
 for module in NetworkLayerCore NetworkLayerSupport NetworkLayerMiddleware NetworkLayerOffline NetworkLayerEvents \
-    NetworkLayerWebSockets NetworkLayerCurl NetworkLayer NetworkLayerTesting; do
+    NetworkLayerWebSocketFraming NetworkLayerWebSockets NetworkLayerCurl NetworkLayer NetworkLayerTesting; do
     read -r lines public spi <<<"$(count "Sources/$module")"
     printf '%-28s %7s %7s %5s\n' "$module" "$lines" "$public" "$spi"
 done

@@ -74,15 +74,17 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// Never connects again: a drop ends the stream with its error, a clean close without one.
     public static let never = ReconnectPolicy(maximumAttempts: 0)
 
-    /// Whether a stream of `request`, from a route with `options`, may connect again at all.
-    package func allowsReconnecting(_ request: URLRequest, options: RequestOptions) -> Bool {
+    /// Whether a connection for `request`, from a route with `options`, may be opened again at all: the policy
+    /// allows attempts, the route does not forbid sending twice, and the method is idempotent (or the policy resends
+    /// others). What an event stream and a WebSocket ask before they connect again.
+    public func allowsReconnecting(_ request: URLRequest, options: RequestOptions) -> Bool {
         guard maximumAttempts > 0, options.retry != .never else { return false }
         return resendsNonIdempotentRequests || options.retry.allowsSendingAgain(method: request.httpMethod)
     }
 
-    /// The wait before reconnection `attempt` (1 for the first after a drop), given the server's `retry` in
-    /// milliseconds, if it sent one.
-    package func delay(beforeAttempt attempt: Int, serverRetry milliseconds: Int?) -> TimeInterval {
+    /// The wait before reconnection `attempt` (1 for the first after a drop): the server's `retry` in milliseconds
+    /// if it sent one, else ``initialDelay``, doubled for each failed attempt before, at most ``maximumDelay``.
+    public func delay(beforeAttempt attempt: Int, serverRetry milliseconds: Int?) -> TimeInterval {
         let base = milliseconds.map { Double($0) / 1000 } ?? initialDelay
         return ExponentialBackoff(base: base, maximum: maximumDelay).delay(beforeAttempt: attempt)
     }

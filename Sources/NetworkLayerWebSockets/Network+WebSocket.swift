@@ -43,7 +43,8 @@ extension Network {
     ///     a keep-alive ping interval and the close timeout.
     ///   - reconnect: Whether and how to connect again. Defaults to ``ReconnectPolicy/never``.
     ///   - onConnect: Runs on every new connection before messages flow; an error it throws on the first fails
-    ///     this call, on a later one counts as a failed attempt.
+    ///     this call, on a later one counts as a failed attempt. An error of your own type reaches you as
+    ///     ``NetworkError/middleware(_:underlyingError:)`` named `"onConnect"`.
     /// - Throws: ``NetworkError``: `.invalidRequest` for a route that cannot be built or is not a `GET`;
     ///   `.unacceptableStatus` with the status, fields and body of an answer other than `101`;
     ///   `.transport(.badResponse)` for a server that fails the handshake's checks (a wrong `Sec-WebSocket-Accept`,
@@ -151,8 +152,12 @@ extension WebSocket {
             guard let onConnect else { return }
             do {
                 try await onConnect(socket)
+            } catch let error as NetworkError {
+                throw error
+            } catch is CancellationError {
+                throw .cancelled
             } catch {
-                throw NetworkError(transportError: error)
+                throw .middleware("onConnect", underlyingError: error)
             }
         }
 
