@@ -25,6 +25,12 @@ let package = Package(
             dependencies: [.product(name: "NetworkLayer", package: "NetworkLayer"), "HTTPTestServer"],
             swiftSettings: swiftSettings
         ),
+        // NetworkLayer's WebSocket client beside Python's `websockets`, against the same local server (Linux).
+        .executableTarget(
+            name: "networklayer-websocket-bench",
+            dependencies: [.product(name: "NetworkLayer", package: "NetworkLayer")],
+            swiftSettings: swiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
