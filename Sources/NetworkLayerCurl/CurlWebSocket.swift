@@ -224,6 +224,18 @@ import NetworkLayerSupport
                 case .text(let text): .text(text)
                 case .binary(let data): .binary([UInt8](data))
                 }
+            // Without a frame waiting, the frame is written now, on the caller's thread (a short step on the queue,
+            // never a wait for the socket): a send costs no hop to another thread and back. What the socket does not
+            // take waits in the outbox, and the next send waits for it, so at most one frame is held beyond the
+            // socket's buffers.
+            let now: Result<Void, NetworkError>? = queue.sync {
+                guard outbox.isEmpty, !isReleased else { return nil }
+                guard let bytes = state.send(framed) else { return .failure(closedError()) }
+                outbox.append((bytes, nil))
+                flush()
+                return .success(())
+            }
+            if let now { return try now.get() }
             try await Self.typed {
                 try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                     queue.async { [self] in
@@ -250,6 +262,17 @@ import NetworkLayerSupport
         ///   `.transport(.badResponse)` or `.transport(.responseTooLarge)` for a server that broke the protocol or
         ///   the size limit.
         package func receive() async throws(NetworkError) -> WebSocketMessage? {
+            if Task.isCancelled { throw .cancelled }
+            // A message already received is taken on the caller's thread, without suspending.
+            let now: Result<WebSocketMessage?, NetworkError>? = queue.sync {
+                if !received.isEmpty {
+                    defer { resumeReading() }
+                    return .success(received.removeFirst())
+                }
+                guard let ending else { return nil }
+                return ending.error.map { .failure($0) } ?? .success(nil)
+            }
+            if let now { return try now.get() }
             let cancelled = Locked(false)
             return try await Self.typed { try await receive(cancelled: cancelled) }
         }
@@ -362,8 +385,8 @@ import NetworkLayerSupport
             readAvailable()
         }
 
-        /// Where reads land, reused from read to read.
-        private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        /// How many bytes one read takes at most.
+        private static let readSize = 64 * 1024
 
         /// A keep-alive tick: the last tick's ping unanswered means a dead peer; otherwise another ping goes out.
         private func checkAlive() {
@@ -384,12 +407,15 @@ import NetworkLayerSupport
             flush()
         }
 
+        /// Reads what the socket holds. The buffer lives only while reading: an idle connection holds none (a
+        /// buffer kept per connection made each idle socket cost 64 KiB more).
         private func readAvailable() {
+            guard isReading, ending == nil else { return }
+            let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
+            defer { readBuffer.deallocate() }
             while isReading, ending == nil {
                 var count = 0
-                let code = readBuffer.withUnsafeMutableBytes {
-                    nl_curl_easy_recv(easy.pointer, $0.baseAddress, $0.count, &count)
-                }
+                let code = nl_curl_easy_recv(easy.pointer, readBuffer.baseAddress, readBuffer.count, &count)
                 if code == 81 { return }  // CURLE_AGAIN: nothing more now.
                 guard code == 0, count > 0 else {
                     let description = code == 0 ? "the server closed the connection" : "curl error \(code)"
@@ -399,7 +425,7 @@ import NetworkLayerSupport
                             .connectionLost, underlyingError: URLError(.networkConnectionLost, description: description)
                         ))
                 }
-                handle(readBuffer.withUnsafeBytes { state.receive(UnsafeRawBufferPointer(rebasing: $0[0..<count])) })
+                handle(state.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])))
             }
         }
 
