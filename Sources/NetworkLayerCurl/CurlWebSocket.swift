@@ -169,6 +169,9 @@ import NetworkLayerSupport
             }
             easy.set(NLCURLOPT_URL, target.curlURL)
             easy.set(NLCURLOPT_CONNECT_ONLY, 1)
+            // Through a proxy (from the environment, as for every send), a WebSocket always tunnels with CONNECT:
+            // the handshake and the frames are the server's business, never the proxy's.
+            easy.set(NLCURLOPT_HTTPPROXYTUNNEL, 1)
             easy.set(NLCURLOPT_NOSIGNAL, 1)
             easy.set(NLCURLOPT_PROTOCOLS, NLCURLPROTO_HTTP | NLCURLPROTO_HTTPS)
             easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_1_1)

@@ -23,6 +23,8 @@ The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless
   /silent               never answers the handshake
   /no-close-answer      reads and drops everything, never answering a close frame
   /flood                sends 64 KiB binary frames without end, as fast as the client takes them
+  /subprotocol          chooses the last subprotocol the client offered (or "unasked" when it offered none), then
+                        echoes one text message
 """
 import asyncio
 import base64
@@ -90,11 +92,25 @@ async def hostile(reader, writer):
         return
     if path == "/bad-accept":
         accept = base64.b64encode(b"not the proof of that key")
+    chosen = b""
+    if path == "/subprotocol":
+        offered = next((line.split(":", 1)[1] for line in lines if line.lower().startswith("sec-websocket-protocol:")), "")
+        names = [name.strip() for name in offered.split(",") if name.strip()]
+        chosen = b"Sec-WebSocket-Protocol: " + (names[-1] if names else "unasked").encode() + b"\r\n"
     writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+                 b"Sec-WebSocket-Accept: " + accept + b"\r\n" + chosen + b"\r\n")
     await writer.drain()
     if path == "/masked":
         writer.write(b"\x81\x81\x01\x02\x03\x04\x60")
+        await writer.drain()
+        await reader.read()
+    elif path == "/subprotocol":
+        # One unmasked text frame back: the payload of the client's first (masked, short) text frame.
+        header = await reader.readexactly(2)
+        length = header[1] & 0x7F
+        mask = await reader.readexactly(4)
+        data = bytes(byte ^ mask[index % 4] for index, byte in enumerate(await reader.readexactly(length)))
+        writer.write(bytes([0x81, len(data)]) + data)
         await writer.drain()
         await reader.read()
     elif path == "/no-close-answer":

@@ -139,6 +139,33 @@
             }
         }
 
+        @Test("Subprotocols are offered and the server's choice kept; one not offered, or a silent server, fails typed")
+        func subprotocolsAndTimeouts() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            var network = try network()
+            let socket = try await network.webSocket(
+                SocketRoute(url: server.hostileURL("/subprotocol")),
+                settings: WebSocketSettings(subprotocols: ["chat.v1", "chat.v2"], compression: false))
+            #expect(socket.subprotocol == "chat.v2")
+            try await socket.send(.text("v2"))
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("v2"))
+            await #expect {
+                _ = try await network.webSocket(SocketRoute(url: server.hostileURL("/subprotocol")))
+            } throws: { error in
+                guard case .transport(.badResponse, _) = error as? NetworkError else { return false }
+                return true
+            }
+            network.timeout = 0.5
+            await #expect {
+                _ = try await network.webSocket(SocketRoute(url: server.hostileURL("/silent")))
+            } throws: { error in
+                guard case .transport(.timedOut, _) = error as? NetworkError else { return false }
+                return true
+            }
+        }
+
         @Test("A transport that opens no WebSockets fails with an error that names the ones that do")
         func unsupportedTransport() async throws {
             let network = Network(transport: URLSessionTransport())
