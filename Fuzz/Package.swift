@@ -35,6 +35,11 @@ let package = Package(
             name: "FuzzWebSocketInflate",
             dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
+        // The answer to a WebSocket handshake: its head found and parsed, the handshake's checks, deflate's parameters.
+        .executableTarget(
+            name: "FuzzWebSocketHandshake",
+            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
         // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
             name: "FuzzHeaderValues",
