@@ -16,6 +16,9 @@ Paths:
   /feed                 a numbered feed that drops: waits for "resume:N", sends "N+1" to "N+3", then drops the
                         connection without a close frame (at N >= 9, closes with 1000 "done" instead)
   /ticker               waits for "resume:N", then sends "N+1" to "9" a message every 50 ms and closes with 1000
+  /watched              echoes, and once the connection has ended records how: the close code the client sent, or
+                        "dropped" when it ended without one
+  /closes               sends what /watched recorded, as one JSON text message (a list, oldest first)
 
 The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless the path says otherwise:
   /masked               sends a masked text frame (servers must not mask)
@@ -37,8 +40,22 @@ import sys
 from websockets.asyncio.server import serve
 
 
+closes = []
+
+
 async def handler(connection):
     path = connection.request.path
+    if path == "/watched":
+        try:
+            async for message in connection:
+                await connection.send(message)
+        finally:
+            received = connection.protocol.close_rcvd
+            closes.append(received.code if received else "dropped")
+        return
+    if path == "/closes":
+        await connection.send(json.dumps(closes))
+        return
     if path == "/headers":
         await connection.send(json.dumps({name.lower(): value for name, value in connection.request.headers.raw_items()}))
         path = "/echo"

@@ -263,6 +263,40 @@
             #expect(feed.closeCode == .goingAway)
         }
 
+        @Test("Dropping the last reference to a socket, or leaving its loop, closes it: the server sees 1001 each time")
+        func theServerSeesTheEnd() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let network = try network()
+            var dropped: WebSocket? = try await network.webSocket(SocketRoute(url: server.url("/watched")))
+            try await dropped?.send(.text("one"))
+            dropped = nil
+            #expect(try await closes(seenBy: server, count: 1, network) == ["1001"])
+            let left = try await network.webSocket(SocketRoute(url: server.url("/watched")))
+            try await left.send(.text("two"))
+            for try await _ in left.messages { break }
+            #expect(try await closes(seenBy: server, count: 2, network) == ["1001", "1001"])
+        }
+
+        /// What the server's `/watched` connections ended with, once there are `count` of them (polled, at most 5 s).
+        private func closes(seenBy server: ReferenceWebSocketServer, count: Int, _ network: Network) async throws
+            -> [String]
+        {
+            var seen: [String] = []
+            for _ in 0..<100 {
+                let log = try await network.webSocket(SocketRoute(url: server.url("/closes")))
+                var messages = log.messages.makeAsyncIterator()
+                if case .text(let json) = try await messages.next() {
+                    let values = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any] ?? []
+                    seen = values.map { "\($0)" }
+                }
+                await log.close()
+                if seen.count >= count { break }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            return seen
+        }
+
         @Test("A channel outlives its server: killed and started again, the feed goes on from the cursor")
         func serverRestart() async throws {
             let first = try await ReferenceWebSocketServer.start()
