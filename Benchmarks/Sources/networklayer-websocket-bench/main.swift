@@ -42,7 +42,7 @@ import NetworkLayer
     }
     let rounds = max(1, Int(value(of: "--rounds") ?? "3") ?? 3)
     let idleCount = max(0, Int(value(of: "--idle") ?? "1000") ?? 1000)
-    /// For profilers: NetworkLayer's side alone, for one size (`--profile 64`), without compression.
+    /// For profilers: NetworkLayer's side alone, for one size (`--profile 64`), without compression unless `--deflate`.
     let profileSize = value(of: "--profile").flatMap { Int($0) }
     let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -172,10 +172,12 @@ import NetworkLayer
     var network = Network(transport: try CurlTransport())
     network.timeout = 30
     if let size = profileSize {
-        let url = URL(string: "ws://127.0.0.1:\(server.plain)/echo")!
+        let deflate = arguments.contains("--deflate")
+        let url = URL(string: "ws://127.0.0.1:\(deflate ? server.deflate : server.plain)/echo")!
         print(
             try await swiftEcho(
-                network, url: url, compressed: false, size: size, count: 200_000 / max(1, size / 64), latencyCount: 10))
+                network, url: url, compressed: deflate, size: size, count: 200_000 / max(1, size / 64),
+                latencyCount: 10))
         exit(0)
     }
 
