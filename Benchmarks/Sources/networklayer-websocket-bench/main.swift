@@ -176,7 +176,8 @@ import NetworkLayer
         let url = URL(string: "ws://127.0.0.1:\(deflate ? server.deflate : server.plain)/echo")!
         print(
             try await swiftEcho(
-                network, url: url, compressed: deflate, size: size, count: 200_000 / max(1, size / 64),
+                network, url: url, compressed: deflate, size: size,
+                count: value(of: "--count").flatMap { Int($0) } ?? 200_000 / max(1, size / 64),
                 latencyCount: 10))
         exit(0)
     }
