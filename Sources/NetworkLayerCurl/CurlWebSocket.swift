@@ -222,18 +222,13 @@ import NetworkLayerSupport
         ///
         /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed or is closing.
         package func send(_ message: WebSocketMessage) async throws(NetworkError) {
-            let framed: WebSocketConnectionState.Message =
-                switch message {
-                case .text(let text): .text(text)
-                case .binary(let data): .binary([UInt8](data))
-                }
             // Without a frame waiting, the frame is written now, on the caller's thread (a short step on the queue,
             // never a wait for the socket): a send costs no hop to another thread and back. What the socket does not
             // take waits in the outbox, and the next send waits for it, so at most one frame is held beyond the
             // socket's buffers.
             let now: Result<Void, NetworkError>? = queue.sync {
                 guard outbox.isEmpty, !isReleased else { return nil }
-                guard let bytes = state.send(framed) else { return .failure(closedError()) }
+                guard let bytes = frame(message) else { return .failure(closedError()) }
                 outbox.append((bytes, nil))
                 flush()
                 return .success(())
@@ -242,11 +237,19 @@ import NetworkLayerSupport
             try await Self.typed {
                 try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                     queue.async { [self] in
-                        guard let bytes = state.send(framed) else { return done.resume(throwing: closedError()) }
+                        guard let bytes = frame(message) else { return done.resume(throwing: closedError()) }
                         outbox.append((bytes, done))
                         flush()
                     }
                 }
+            }
+        }
+
+        /// The frame of `message`, or `nil` once the connection is closing; on `queue`.
+        private func frame(_ message: WebSocketMessage) -> [UInt8]? {
+            switch message {
+            case .text(let text): state.send(text: text)
+            case .binary(let data): state.send(binary: data)
             }
         }
 

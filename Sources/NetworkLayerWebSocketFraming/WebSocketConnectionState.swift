@@ -1,3 +1,5 @@
+package import Foundation
+
 /// The protocol side of one WebSocket connection after its handshake, as a value: bytes that arrived and what the
 /// app asks for go in, and what to do comes out (bytes to write, messages to deliver, the end), so that every rule of
 /// RFC 6455 §5–7 is decided here and tested without a socket. The transport only moves bytes.
@@ -114,14 +116,29 @@ package struct WebSocketConnectionState {
 
     /// The bytes of `message` as one frame, or `nil` once the client or the server started closing.
     package mutating func send(_ message: Message) -> [UInt8]? {
+        switch message {
+        case .text(let text): send(text: text)
+        case .binary(let bytes): send(.binary, payload: bytes)
+        }
+    }
+
+    /// The bytes of a text message as one frame, or `nil` once closing; the text's UTF-8 goes into the frame as it
+    /// is, without an array of it first.
+    package mutating func send(text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { send(.text, payload: $0) }
+    }
+
+    /// The bytes of a binary message given as `Data` as one frame, or `nil` once closing; the bytes go into the frame
+    /// as they are, without an array of them first (a 1 MiB message was copied once more).
+    package mutating func send(binary payload: Data) -> [UInt8]? {
+        send(.binary, payload: payload)
+    }
+
+    private mutating func send(_ opcode: WebSocketOpcode, payload: some Collection<UInt8>) -> [UInt8]? {
         guard phase == .open else { return nil }
-        let (opcode, bytes): (WebSocketOpcode, [UInt8]) =
-            switch message {
-            case .text(let text): (.text, Array(text.utf8))
-            case .binary(let bytes): (.binary, bytes)
-            }
-        guard let deflater else { return encoded(opcode, bytes) }
-        return encoded(opcode, deflater.compress(bytes), compressed: true)
+        guard let deflater else { return encoded(opcode, payload) }
+        return encoded(opcode, deflater.compress(Array(payload)), compressed: true)
     }
 
     /// The bytes of a ping carrying `payload` (at most 125 bytes), or `nil` when it cannot be sent.
@@ -151,7 +168,9 @@ package struct WebSocketConnectionState {
         return actions
     }
 
-    private mutating func encoded(_ opcode: WebSocketOpcode, _ payload: [UInt8], compressed: Bool = false) -> [UInt8] {
+    private mutating func encoded(
+        _ opcode: WebSocketOpcode, _ payload: some Collection<UInt8>, compressed: Bool = false
+    ) -> [UInt8] {
         WebSocketFrameEncoder.encode(
             opcode, payload: payload, isCompressed: compressed,
             maskingKey: UInt32.random(in: 0...UInt32.max, using: &masks))

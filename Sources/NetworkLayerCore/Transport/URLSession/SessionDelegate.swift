@@ -186,6 +186,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // if this handler runs after the task was cancelled, so it runs under the send's lock and not at all once
         // the send has ended (an untracked task's send has ended): its task is cancelled only after it ended, and
         // that cancellation completes the task.
+        // A WebSocket's handshake (Apple platforms) is no send the delegate tracks, and never ends: its redirect is
+        // refused now, so that the 3xx is the handshake's answer (`.unacceptableStatus`), not a wait for its deadline.
+        if task is URLSessionWebSocketTask { return completionHandler(nil) }
         guard let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) else { return }
         state.withLock { state in
             if !state.hasEnded { completionHandler(nil) }
