@@ -49,6 +49,9 @@ import NetworkLayer
             print("websocket error \(error)")
         }
     }
+    // Out before the process ends: under the address sanitizer, a leak report ends it with `_exit`, which would drop
+    // what is still buffered for the pipe.
+    fflush(nil)
 #else
     // CurlTransport exists on Linux only; the proxy test that runs this child is Linux-only too.
     FileHandle.standardError.write(Data("networklayer-proxy-child needs Linux (CurlTransport)\n".utf8))
