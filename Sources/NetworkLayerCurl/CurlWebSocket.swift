@@ -85,6 +85,9 @@ import NetworkLayerSupport
         package var subprotocol: String? { agreement.subprotocol }
         /// How many received messages wait for the app, and whether reading has paused for them: for tests.
         var backlog: (messages: Int, isPaused: Bool) { queue.sync { (received.count, !isReading) } }
+        /// How many frames wait to be written (the one the socket has not taken, and sends waiting behind it): for
+        /// tests.
+        var pendingFrames: Int { queue.sync { outbox.count } }
         /// Whether a receive waits for a message, and how many keep-alive pings were answered: for tests.
         var activity: (isWaitingForMessage: Bool, keepAlivesAnswered: Int) {
             queue.sync { (receiver != nil, keepAlivesAnswered) }
@@ -93,7 +96,8 @@ import NetworkLayerSupport
         // MARK: Opening
 
         /// Connects to `request.url` (ws, wss, http or https), sends the handshake with the request's header fields,
-        /// and checks the server's answer.
+        /// and checks the server's answer. The request is one ``RequestRules`` checked (``CurlTransport`` checks it):
+        /// its fields go into the handshake's text as they are.
         ///
         /// - Throws: `NetworkError`: the connection's failure as a send's; `.unacceptableStatus` for an answer other
         ///   than 101, with its fields and body; `.transport(.badResponse)` for a 101 that fails a check of the
@@ -110,8 +114,6 @@ import NetworkLayerSupport
             guard let url = request.url, let target = Target(url) else {
                 throw .invalidRequest(.url, reason: "a WebSocket URL is absolute ws, wss, http or https")
             }
-            // The fields go into the request's text as they are: one with a line break would inject others.
-            try HeaderFields.validate(request.allHTTPHeaderFields ?? [:])
             let started = DispatchTime.now().uptimeNanoseconds
             let queue = DispatchQueue(label: "NetworkLayer.CurlWebSocket \(target.authority)")
             let easy = try await open(target, timeout: timeout, rules: rules, on: queue)
@@ -217,8 +219,9 @@ import NetworkLayerSupport
 
         // MARK: The app's side
 
-        /// Sends `message`, returning once its frame is written to the socket (it waits while the socket cannot take
-        /// more).
+        /// Sends `message`, returning once the connection has taken its frame: written to the socket, or, with no
+        /// frame waiting before it, held to be written as the socket takes more. A send behind a held frame waits
+        /// for it, so at most one frame is held beyond the socket's buffers.
         ///
         /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed or is closing.
         package func send(_ message: WebSocketMessage) async throws(NetworkError) {
@@ -425,11 +428,7 @@ import NetworkLayerSupport
                 if code == 81 { return }  // CURLE_AGAIN: nothing more now.
                 guard code == 0, count > 0 else {
                     let description = code == 0 ? "the server closed the connection" : "curl error \(code)"
-                    return end(
-                        code: nil, reason: "",
-                        error: .transport(
-                            .connectionLost, underlyingError: URLError(.networkConnectionLost, description: description)
-                        ))
+                    return end(code: nil, reason: "", error: .connectionLost(description))
                 }
                 handle(state.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])))
             }
@@ -483,13 +482,7 @@ import NetworkLayerSupport
                     nl_curl_easy_send(easy.pointer, $0.baseAddress! + written, $0.count - written, &sent)
                 }
                 if code == 81 { return waitToWrite() }
-                guard code == 0 else {
-                    return end(
-                        code: nil, reason: "",
-                        error: .transport(
-                            .connectionLost,
-                            underlyingError: URLError(.networkConnectionLost, description: "curl error \(code)")))
-                }
+                guard code == 0 else { return end(code: nil, reason: "", error: .connectionLost("curl error \(code)")) }
                 written += sent
                 if written == first.bytes.count {
                     outbox.removeFirst()
@@ -575,11 +568,7 @@ import NetworkLayerSupport
         }
 
         private func closedError() -> NetworkError {
-            ending?.error
-                ?? .transport(
-                    .connectionLost,
-                    underlyingError: URLError(.networkConnectionLost, description: "the WebSocket is closed or closing")
-                )
+            ending?.error ?? .connectionLost("the WebSocket is closed or closing")
         }
 
         deinit {
@@ -653,7 +642,7 @@ import NetworkLayerSupport
                         try await wait(forWriting: true)
                         continue
                     }
-                    guard code == 0 else { throw Self.lost("curl error \(code) while sending the handshake") }
+                    guard code == 0 else { throw .connectionLost("curl error \(code) while sending the handshake") }
                     offset += sent
                 }
             }
@@ -685,7 +674,7 @@ import NetworkLayerSupport
                         continue
                     }
                     guard code == 0, count > 0 else {
-                        throw Self.lost("the server closed the connection during the handshake")
+                        throw .connectionLost("the server closed the connection during the handshake")
                     }
                     bytes += buffer[0..<count]
                 }
@@ -768,9 +757,6 @@ import NetworkLayerSupport
                 waiting.caller.resume(returning: ready)
             }
 
-            static func lost(_ description: String) -> NetworkError {
-                .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
-            }
         }
     }
 #endif

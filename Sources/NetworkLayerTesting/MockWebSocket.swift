@@ -102,11 +102,7 @@ final class MockWebSocketChannel: WebSocketChannel {
     private func end() {
         switch script.ending {
         case .drop?:
-            inbox.finish(
-                code: nil, reason: "",
-                error: .transport(
-                    .connectionLost,
-                    underlyingError: URLError(.networkConnectionLost, description: "the mock dropped the connection")))
+            inbox.finish(code: nil, reason: "", error: .connectionLost("the mock dropped the connection"))
         case .close(let code, let reason, _)?:
             inbox.finish(code: code, reason: reason, error: nil)
         case nil:

@@ -159,12 +159,7 @@ public final class WebSocket: Sendable {
             if case .open(let channel) = phase { return channel }
             return nil
         }
-        guard let channel else {
-            throw .transport(
-                .connectionLost,
-                underlyingError: URLError(
-                    .networkConnectionLost, description: "the WebSocket is closed or between two connections"))
-        }
+        guard let channel else { throw Self.lost("the WebSocket is closed or between two connections") }
         return channel
     }
 
@@ -217,11 +212,12 @@ public final class WebSocket: Sendable {
 
     /// The error of a connection the server closed with a code that lets a channel connect again.
     private static func closedByServer(_ code: UInt16?) -> NetworkError {
-        .transport(
-            .connectionLost,
-            underlyingError: URLError(
-                .networkConnectionLost,
-                description: "the server closed the WebSocket (\(code.map(String.init) ?? "no code"))"))
+        lost("the server closed the WebSocket (\(code.map(String.init) ?? "no code"))")
+    }
+
+    /// A connection lost or closed, saying how.
+    private static func lost(_ description: String) -> NetworkError {
+        .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
     }
 
     /// Waits as the policy says and connects again, until a connection opens and its `onConnect` succeeds, or the

@@ -26,6 +26,7 @@ The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless
   /silent               never answers the handshake
   /no-close-answer      reads and drops everything, never answering a close frame
   /flood                sends 64 KiB binary frames without end, as fast as the client takes them
+  /deaf                 reads nothing after the handshake (for 60 s), so what the client sends fills the socket
   /subprotocol          chooses the last subprotocol the client offered (or "unasked" when it offered none), then
                         echoes one text message
 """
@@ -130,6 +131,8 @@ async def hostile(reader, writer):
         writer.write(bytes([0x81, len(data)]) + data)
         await writer.drain()
         await reader.read()
+    elif path == "/deaf":
+        await asyncio.sleep(60)
     elif path == "/no-close-answer":
         while await reader.read(65536):
             pass

@@ -25,8 +25,7 @@ package final class MessageInbox: Sendable {
     package static let capacity = 16
 
     /// The error of a send, ping or receive on a connection that has closed.
-    package static let closed = NetworkError.transport(
-        .connectionLost, underlyingError: URLError(.networkConnectionLost, description: "the WebSocket is closed"))
+    package static let closed = NetworkError.connectionLost("the WebSocket is closed")
 
     private let state = Locked(State())
 
@@ -35,6 +34,11 @@ package final class MessageInbox: Sendable {
     /// How the connection ended, once it has.
     package var ending: Ending? { state.withLock { $0.ending } }
     package var hasEnded: Bool { ending != nil }
+    /// Who waits: a receive, the reader for room, and how many for the end; for tests, which wait for a waiter
+    /// before they act.
+    package var waiting: (receive: Bool, room: Bool, end: Int) {
+        state.withLock { ($0.receiver != nil, $0.roomWaiter != nil, $0.endWaiters.count) }
+    }
 
     /// Hands a received message to the waiting receive, or keeps it.
     package func deliver(_ message: WebSocketMessage) {

@@ -110,6 +110,12 @@ extension Transport {
 }
 
 extension NetworkError {
+    /// A connection that dropped or closed, saying how: ``TransportFailure/connectionLost`` over a `URLError` with
+    /// `description`, what every WebSocket channel of the package throws for it.
+    package static func connectionLost(_ description: String) -> NetworkError {
+        .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
+    }
+
     /// The error of a transport that cannot open WebSockets, naming it and the transports that can.
     package static func webSocketsUnsupported(by transport: String) -> NetworkError {
         .transport(
@@ -127,10 +133,20 @@ extension URLRequest {
     /// the request rules, middleware that compare origins (a token kept to its API's host) and transports see the
     /// origin the connection goes to.
     package var withWebSocketSchemeAsHTTP: URLRequest {
-        guard let url, let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+        replacingScheme(["ws": "http", "wss": "https"])
+    }
+
+    /// The request with an http or https URL changed to ws or wss: what `URLSessionWebSocketTask` takes.
+    package var withHTTPSchemeAsWebSocket: URLRequest {
+        replacingScheme(["http": "ws", "https": "wss"])
+    }
+
+    /// The request with its URL's scheme (compared in lower case) replaced as `schemes` says; as it is otherwise.
+    private func replacingScheme(_ schemes: [String: String]) -> URLRequest {
+        guard let url, let scheme = url.scheme.flatMap({ schemes[$0.lowercased()] }),
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return self }
-        components.scheme = scheme == "ws" ? "http" : "https"
+        components.scheme = scheme
         guard let mapped = components.url else { return self }
         var request = self
         request.url = mapped

@@ -5,6 +5,7 @@
     @testable import NetworkLayerCore
     @testable import NetworkLayerCurl
     @testable import NetworkLayerWebSocketFraming
+    import NetworkLayerSupport
     import TLSTestServer
 
     #if canImport(FoundationNetworking)
@@ -178,8 +179,6 @@
         ) async throws -> CurlWebSocket {
             try CurlLibrary.load()
             var request = URLRequest(url: url)
-            // As one dictionary: FoundationNetworking keeps a value with a line break set this way (setValue drops
-            // it), so the injection test reaches the connection's own check.
             if !headers.isEmpty { request.allHTTPHeaderFields = headers }
             var generator = SystemRandomNumberGenerator()
             let offers = PerMessageDeflate.isAvailable ? [PerMessageDeflate.offer] : []
@@ -309,12 +308,45 @@
             await socket.close()
         }
 
+        @Test("A send waits while the socket cannot take more: a server that reads nothing holds the sender")
+        func sendWaitsForTheSocket() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let socket = try await connect(server.hostileURL("/deaf"), closeTimeout: 0.5)
+            let sent = Locked(0)
+            // 64 MiB in all, far more than the two sockets' buffers hold.
+            let sender = Task {
+                for _ in 0..<1024 {
+                    try await socket.send(.binary(Data(count: 64 * 1024)))
+                    sent.withLock { $0 += 1 }
+                }
+            }
+            // Until the count stops moving for five polls in a row (at most 10 s).
+            var last = -1
+            var still = 0
+            for _ in 0..<200 where still < 5 {
+                try await Task.sleep(nanoseconds: 50_000_000)
+                let now = sent.withLock { $0 }
+                still = now == last ? still + 1 : 0
+                last = now
+            }
+            #expect(sent.withLock { $0 } < 1024, "every send returned though the server read nothing")
+            #expect(socket.pendingFrames <= 2, "one frame beyond the socket, and the send waiting behind it")
+            // Closing ends the waiting send: the close frame cannot go either, and the close timeout passes.
+            await socket.close()
+            await #expect(throws: NetworkError.self) { try await sender.value }
+        }
+
         @Test("A header field with a line break is refused before anything is sent")
         func headerInjectionIsRefused() async throws {
             let server = try await ReferenceWebSocketServer.start()
             defer { server.stop() }
+            var request = URLRequest(url: server.url("/headers"))
+            // As one dictionary: FoundationNetworking keeps a value with a line break set this way (setValue drops
+            // it), so the request reaches the transport's check.
+            request.allHTTPHeaderFields = ["X-Team": "a\r\nX-Injected: yes"]
             do {
-                _ = try await connect(server.url("/headers"), headers: ["X-Team": "a\r\nX-Injected: yes"])
+                _ = try await CurlTransport().openWebSocket(request, settings: WebSocketSettings())
                 Issue.record("a field with a line break was sent")
             } catch let error as NetworkError {
                 guard case .invalidRequest(.headers, _, _) = error else {

@@ -64,11 +64,7 @@ final class URLSessionWebSocket: WebSocketChannel {
         settings: WebSocketSettings,
         session: URLSession
     ) async throws(NetworkError) -> WebSocketOpening {
-        var handshake = request
-        if let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.scheme = components.scheme?.lowercased() == "https" ? "wss" : "ws"
-            handshake.url = components.url ?? url
-        }
+        var handshake = request.withHTTPSchemeAsWebSocket
         if !settings.subprotocols.isEmpty {
             handshake.setValue(
                 settings.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
