@@ -7,8 +7,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-30}"
 cd "$root/Fuzz"
-# Each target defines LLVMFuzzerTestOneInput and no main (libFuzzer brings it). gold's notes that it cannot export
-# AddressSanitizer's local symbols are noise, left out.
+# Each target's main hands its one-input function to libFuzzer's driver (Fuzz/Sources/FuzzDriver). gold's notes that it
+# cannot export AddressSanitizer's local symbols are noise, left out.
 flags=(-c debug -Xswiftc -sanitize=fuzzer,address)
 swift build "${flags[@]}" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 bin="$(swift build "${flags[@]}" --show-bin-path)"

@@ -8,42 +8,43 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(name: "NetworkLayer", path: "..")],
     targets: [
-        // The declaration of libFuzzer's driver, which each target's main calls.
+        // The declaration of libFuzzer's driver, and the one main that calls it, which each target's main is.
         .target(name: "CFuzzDriver"),
+        .target(name: "FuzzDriver", dependencies: ["CFuzzDriver"]),
         // Server-Sent Events: the event-stream parser, fed the input whole and in two chunks.
         .executableTarget(
             name: "FuzzServerSentEvents",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
         ),
         // Lines and JSON Lines: the line splitter and each line's JSON decoding.
         .executableTarget(
             name: "FuzzLines",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerEvents", package: "NetworkLayer")]
         ),
         // CurlTransport's header block: the status line and fields libcurl hands over, one line at a time.
         .executableTarget(
             name: "FuzzHeaderBlock",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
         // WebSocket frames: the frame parser, message assembly and the connection's rules (with permessage-deflate).
         .executableTarget(
             name: "FuzzWebSocketFrames",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
         // permessage-deflate's inflater, bounded by the message size limit.
         .executableTarget(
             name: "FuzzWebSocketInflate",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
         // The answer to a WebSocket handshake: its head found and parsed, the handshake's checks, deflate's parameters.
         .executableTarget(
             name: "FuzzWebSocketHandshake",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
         // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
             name: "FuzzHeaderValues",
-            dependencies: ["CFuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),
     ],
     swiftLanguageModes: [.v6]

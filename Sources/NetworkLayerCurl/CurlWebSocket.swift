@@ -88,9 +88,10 @@ import NetworkLayerSupport
         /// How many frames wait to be written (the one the socket has not taken, and sends waiting behind it): for
         /// tests.
         var pendingFrames: Int { queue.sync { outbox.count } }
-        /// Whether a receive waits for a message, and how many keep-alive pings were answered: for tests.
-        var activity: (isWaitingForMessage: Bool, keepAlivesAnswered: Int) {
-            queue.sync { (receiver != nil, keepAlivesAnswered) }
+        /// Whether a receive waits for a message, whether a send waits for the socket to take more, and how many
+        /// keep-alive pings were answered: for tests.
+        var activity: (isWaitingForMessage: Bool, isWaitingToSend: Bool, keepAlivesAnswered: Int) {
+            queue.sync { (receiver != nil, outbox.contains { $0.done != nil }, keepAlivesAnswered) }
         }
 
         // MARK: Opening
@@ -273,17 +274,20 @@ import NetworkLayerSupport
         package func receive() async throws(NetworkError) -> WebSocketMessage? {
             if Task.isCancelled { throw .cancelled }
             // A message already received is taken on the caller's thread, without suspending.
-            let now: Result<WebSocketMessage?, NetworkError>? = queue.sync {
-                if !received.isEmpty {
-                    defer { resumeReading() }
-                    return .success(received.removeFirst())
-                }
-                guard let ending else { return nil }
-                return ending.error.map { .failure($0) } ?? .success(nil)
-            }
-            if let now { return try now.get() }
+            if let now = queue.sync(execute: { ready() }) { return try now.get() }
             let cancelled = Locked(false)
             return try await Self.typed { try await receive(cancelled: cancelled) }
+        }
+
+        /// What a receive gets without waiting: the first message kept (reading resumes if it had paused for
+        /// room), or the end once every kept message is read; `nil` while there is neither. On `queue`.
+        private func ready() -> Result<WebSocketMessage?, NetworkError>? {
+            if !received.isEmpty {
+                defer { resumeReading() }
+                return .success(received.removeFirst())
+            }
+            guard let ending else { return nil }
+            return ending.error.map { .failure($0) } ?? .success(nil)
         }
 
         private func receive(cancelled: Locked<Bool>) async throws -> WebSocketMessage? {
@@ -292,15 +296,8 @@ import NetworkLayerSupport
                     queue.async { [self] in
                         if cancelled.withLock({ $0 }) {
                             continuation.resume(throwing: NetworkError.cancelled)
-                        } else if !received.isEmpty {
-                            continuation.resume(returning: received.removeFirst())
-                            resumeReading()
-                        } else if let ending {
-                            if let error = ending.error {
-                                continuation.resume(throwing: error)
-                            } else {
-                                continuation.resume(returning: nil)
-                            }
+                        } else if let now = ready() {
+                            continuation.resume(with: now.mapError { $0 as any Error })
                         } else if receiver != nil {
                             continuation.resume(
                                 throwing: NetworkError.invalidRequest(.url, reason: "two receives at once"))

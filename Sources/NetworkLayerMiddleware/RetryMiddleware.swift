@@ -34,8 +34,8 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
     private let now: @Sendable () -> Date
     private let random: @Sendable (ClosedRange<Double>) -> Double
 
-    /// The statuses worth another attempt.
-    public static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+    /// The statuses worth another attempt: 408, 429, 500, 502, 503 and 504.
+    public static let retryableStatuses: Set<Int> = TransientStatus.codes
     /// The methods that are safe to send again.
     public static let idempotentMethods = RetryOption.idempotentMethods
 

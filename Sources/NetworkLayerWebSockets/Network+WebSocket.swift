@@ -174,9 +174,9 @@ extension WebSocket {
         }
 
         /// Whether an attempt that failed with `error` may be followed by another: a server not reachable yet, or
-        /// answering that it is unavailable for now (429, 502, 503, 504).
+        /// answering "not now" with a status `RetryMiddleware` retries too (408, 429, 500, 502, 503, 504).
         func mayTryAgain(after error: NetworkError) -> Bool {
-            if case .unacceptableStatus(let status, _, _) = error { return [429, 502, 503, 504].contains(status) }
+            if case .unacceptableStatus(let status, _, _) = error { return TransientStatus.codes.contains(status) }
             return error.transience?.meansUnreachable == true
         }
 

@@ -1,12 +1,5 @@
-import CFuzzDriver
+import FuzzDriver
 
-#if canImport(Glibc)
-    import Glibc
-#else
-    import Darwin
-#endif
-
-// libFuzzer runs `fuzzOneInput` on inputs it makes, from the corpus directory named on the command line.
-var argumentCount = CommandLine.argc
-var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argumentCount, &arguments) { data, size in fuzzOneInput(data, size) })
+// libFuzzer runs `fuzzOneInput` on inputs it makes, from the corpus directory named on the command line (a closure:
+// the function itself, passed as a C function, would define its C name a second time).
+runFuzzer { data, size in fuzzOneInput(data, size) }

@@ -103,7 +103,7 @@ package final class MessageInbox: Sendable {
                 return false
             }
             if ended { return answer.give(true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { answer.give(false) }
+            answer.give(false, after: seconds)
         }
     }
 

@@ -88,6 +88,35 @@ struct MockWebSocketTests {
         #expect(tokens == ["Bearer stale", "Bearer fresh", "Bearer fresh", "Bearer fresh", "Bearer fresh"])
     }
 
+    @Test(
+        "A reconnection the server answers with a status RetryMiddleware retries is tried again; a refusal ends it",
+        arguments: [408, 429, 500, 502, 503, 504, 403, 404])
+    func reconnectsPastNotNow(status: Int) async throws {
+        let mock = MockTransport()
+        let greets = MockWebSocketScript(sending: [.text("one")]).droppingConnection(afterSending: 1)
+        mock.respond(
+            to: RoomRoute.room("live"),
+            with: [.webSocket(greets), .status(status), .webSocket(MockWebSocketScript(sending: [.text("two")]))])
+        var network = Network(transport: mock)
+        network.clock = UptimeClock(nanoseconds: { DispatchTime.now().uptimeNanoseconds }, sleep: { _ in })
+        let socket = try await network.webSocket(RoomRoute.room("live"), reconnect: ReconnectPolicy(maximumAttempts: 3))
+        var messages = socket.messages.makeAsyncIterator()
+        #expect(try await messages.next() == .text("one"))
+        if RetryMiddleware.retryableStatuses.contains(status) {
+            #expect(try await messages.next() == .text("two"), "connected again after \(status)")
+            #expect(mock.requests.count == 3)
+        } else {
+            await #expect {
+                _ = try await messages.next()
+            } throws: { error in
+                guard case .unacceptableStatus(let refused, _, _) = error as? NetworkError else { return false }
+                return refused == status
+            }
+            #expect(mock.requests.count == 2, "no attempt after \(status)")
+        }
+        await socket.close()
+    }
+
     @Test("A plain send to a WebSocket registration gets 426, and a refused handshake its status")
     func refused() async throws {
         let mock = MockTransport()

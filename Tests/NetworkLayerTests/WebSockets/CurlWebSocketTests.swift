@@ -321,15 +321,11 @@
                     sent.withLock { $0 += 1 }
                 }
             }
-            // Until the count stops moving for five polls in a row (at most 10 s).
-            var last = -1
-            var still = 0
-            for _ in 0..<200 where still < 5 {
-                try await Task.sleep(nanoseconds: 50_000_000)
-                let now = sent.withLock { $0 }
-                still = now == last ? still + 1 : 0
-                last = now
+            // Until a send waits for the socket, or every send has returned (at most 10 s of 10 ms checks).
+            for _ in 0..<1000 where !socket.activity.isWaitingToSend && sent.withLock({ $0 }) < 1024 {
+                try await Task.sleep(nanoseconds: 10_000_000)
             }
+            #expect(socket.activity.isWaitingToSend, "no send waited though the server read nothing")
             #expect(sent.withLock { $0 } < 1024, "every send returned though the server read nothing")
             #expect(socket.pendingFrames <= 2, "one frame beyond the socket, and the send waiting behind it")
             // Closing ends the waiting send: the close frame cannot go either, and the close timeout passes.

@@ -1,5 +1,5 @@
-// libFuzzer's driver, which `-sanitize=fuzzer` links in: each fuzz executable's main hands it the command line and
-// its one-input function, since SwiftPM gives every executable a main of its own.
+// libFuzzer's driver, which `-sanitize=fuzzer` links in: `runFuzzer` (FuzzDriver), each fuzz executable's main, hands
+// it the command line and the target's one-input function, since SwiftPM gives every executable a main of its own.
 #include <stddef.h>
 #include <stdint.h>
 

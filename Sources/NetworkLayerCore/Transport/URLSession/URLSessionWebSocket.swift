@@ -100,13 +100,12 @@ final class URLSessionWebSocket: WebSocketChannel {
             await withCheckedContinuation { (continuation: CheckedContinuation<NetworkError?, Never>) in
                 answer.set(continuation)
                 box.task.sendPing { error in answer.give(error.map(NetworkError.init(transportError:))) }
-                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) {
-                    answer.give(
-                        .transport(
-                            .timedOut,
-                            underlyingError: URLError(
-                                .timedOut, description: "the WebSocket handshake did not finish in time")))
-                }
+                answer.give(
+                    .transport(
+                        .timedOut,
+                        underlyingError: URLError(
+                            .timedOut, description: "the WebSocket handshake did not finish in time")
+                    ), after: seconds)
             }
         } onCancel: {
             answer.give(.cancelled)
@@ -195,12 +194,10 @@ final class URLSessionWebSocket: WebSocketChannel {
             answer.set(continuation)
             box.task.sendPing { error in answer.give(error.map { _ in MessageInbox.closed }) }
             if let timeout {
-                DispatchQueue.global().asyncAfter(deadline: .now() + max(0, timeout)) {
-                    answer.give(
-                        .transport(
-                            .timedOut, underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s"))
-                    )
-                }
+                answer.give(
+                    .transport(
+                        .timedOut, underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s")),
+                    after: timeout)
             }
         }
         if let failure { throw failure }
@@ -254,5 +251,10 @@ final class OnceAnswer<Value: Sendable>: Sendable {
             return continuation
         }
         continuation?.resume(returning: value)
+    }
+
+    /// Gives `value` once `seconds` have passed, unless another answer came first: a deadline.
+    func give(_ value: Value, after seconds: TimeInterval) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { self.give(value) }
     }
 }
