@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    import NetworkLayerCore
+    @_spi(TransportKit) import NetworkLayerCore
     import CCurl
     import Glibc
 

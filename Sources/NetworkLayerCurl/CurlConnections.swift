@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    import NetworkLayerCore
+    @_spi(TransportKit) import NetworkLayerCore
     import Glibc
 
     /// The sockets of the connections libcurl keeps for one event loop, found by their addresses and ports.

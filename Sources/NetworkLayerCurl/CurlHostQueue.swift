@@ -1,5 +1,5 @@
 import Foundation
-import NetworkLayerCore
+@_spi(TransportKit) import NetworkLayerCore
 import NetworkLayerSupport
 
 /// Which of a loop's sends libcurl runs now and which wait for a connection to their host: a value, tested without

@@ -235,7 +235,9 @@ import NetworkLayerSupport
             try await stream(checked: try RequestRules.check(request))
         }
 
-        package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+        /// Streams a request that `RequestRules` checked (`DeadlineKeepingTransport`).
+        @_spi(TransportKit)
+        public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
@@ -274,8 +276,9 @@ import NetworkLayerSupport
             try await upload(checked: try RequestRules.check(request, uploading: body), from: body)
         }
 
-        package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse)
-        {
+        /// Sends a request that `RequestRules` checked with `body` as its body (`DeadlineKeepingTransport`).
+        @_spi(TransportKit)
+        public func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
@@ -300,12 +303,14 @@ import NetworkLayerSupport
             return (data, try received.httpURLResponse())
         }
 
-        package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        /// Sends a request that `RequestRules` checked (`DeadlineKeepingTransport`).
+        @_spi(TransportKit) public func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             let (data, received) = try await receive(checked: request)
             return (data, try received.httpURLResponse())
         }
 
-        package func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
+        /// Sends a request that `RequestRules` checked, with the head as it arrived (`DeadlineKeepingTransport`).
+        @_spi(TransportKit) public func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
             let id = lastID.withLock { id in
                 id &+= 1
                 return id
@@ -320,7 +325,7 @@ import NetworkLayerSupport
         }
     }
 
-    extension CurlTransport: BuiltInTransport {}
+    @_spi(TransportKit) extension CurlTransport: DeadlineKeepingTransport {}
 
     extension CurlTransport {
         /// Opens a WebSocket on a connection of its own that libcurl opens and secures with this transport's TLS

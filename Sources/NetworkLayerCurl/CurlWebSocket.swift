@@ -4,7 +4,7 @@ import NetworkLayerSupport
     import CCurl
     import Dispatch
     import Foundation
-    package import NetworkLayerCore
+    @_spi(TransportKit) package import NetworkLayerCore
     package import NetworkLayerWebSocketFraming
 
     /// A WebSocket over a connection libcurl opens and secures (`CURLOPT_CONNECT_ONLY`): libcurl resolves the host,

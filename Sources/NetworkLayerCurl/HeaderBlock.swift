@@ -1,4 +1,4 @@
-import NetworkLayerCore
+@_spi(TransportKit) import NetworkLayerCore
 import NetworkLayerSupport
 
 /// The header block of a response as libcurl hands it over, one line at a time, checked more strictly than libcurl

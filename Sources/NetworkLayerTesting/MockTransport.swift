@@ -1,5 +1,5 @@
 public import Foundation
-public import NetworkLayerCore
+@_spi(TransportKit) public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
@@ -171,7 +171,7 @@ public final class MockTransport: Transport {
     }
 
     /// Records a request that is already checked and answers it.
-    package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    @_spi(TransportKit) public func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Self.whole(try await answer(to: request), for: request)
     }
 
@@ -200,7 +200,8 @@ public final class MockTransport: Transport {
     }
 
     /// Records a request that is already checked and answers it at the head.
-    package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+    @_spi(TransportKit) public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+    {
         let response = try await answer(to: request)
         guard case .streamed(let status, let headers, let chunks, let interval, let dropAfter) = response.outcome
         else {
@@ -291,7 +292,7 @@ extension MockTransport {
     }
 }
 
-extension MockTransport: BuiltInTransport {
+@_spi(TransportKit) extension MockTransport: DeadlineKeepingTransport {
     /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
     private func wait(_ nanoseconds: UInt64, for request: URLRequest) async throws {
         let timeout = request.timeoutInterval

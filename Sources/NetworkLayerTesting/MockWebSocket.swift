@@ -1,5 +1,5 @@
 import Foundation
-public import NetworkLayerCore
+@_spi(TransportKit) public import NetworkLayerCore
 import NetworkLayerSupport
 
 /// What a ``MockTransport`` WebSocket does once its handshake is answered (``MockResponse/webSocket(_:subprotocol:)``):

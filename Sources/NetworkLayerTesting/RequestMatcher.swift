@@ -1,5 +1,5 @@
 import Foundation
-import NetworkLayerCore
+@_spi(TransportKit) import NetworkLayerCore
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.

@@ -134,7 +134,7 @@ extension String {
     /// The text with its ASCII letters `A`–`Z` in lower case and every other byte as it was: the case rule of header
     /// names (``HeaderFields``) and of the transport's host keys, where `lowercased()` would also change letters
     /// outside ASCII. Returns the text itself, without a copy, when it has no such letter.
-    package var lowercasedASCII: String {
+    @_spi(TransportKit) public var lowercasedASCII: String {
         guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
         return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }

@@ -83,7 +83,7 @@ public enum NetworkError: Error, Sendable {
 extension NetworkError {
     /// The error for a request still unfinished when its overall deadline passed, whichever transport ended it:
     /// "Transport failed (timedOut): URLError -1001: GET did not complete within 60 s (https://…)".
-    @usableFromInline package static func deadlineExceeded(
+    @_spi(TransportKit) public static func deadlineExceeded(
         after seconds: TimeInterval,
         for request: URLRequest
     ) -> NetworkError {
@@ -96,7 +96,7 @@ extension NetworkError {
     }
 
     /// Wraps whatever a transport threw, mapping cancellation to ``cancelled`` and `URLError`s by category.
-    package init(transportError error: any Error) {
+    @_spi(TransportKit) public init(transportError error: any Error) {
         switch error {
         case let error as NetworkError:
             self = error

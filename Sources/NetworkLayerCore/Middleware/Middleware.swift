@@ -63,13 +63,14 @@ public protocol Middleware: Sendable {
 /// }
 /// ```
 ///
-/// A ``Network`` whose middleware are all of this shape, over a transport of this package, runs them in the
-/// caller's task, with no task of its own and no `HTTPURLResponse` built unless one of them (or the caller, through
-/// ``Response``) asks for it; the built-in middleware (`DefaultHeadersMiddleware`, `AuthenticationMiddleware`,
-/// `RetryMiddleware`, `LoggingMiddleware`, `StatusHookMiddleware`) are. Such a middleware must end when its task
-/// is cancelled, as every `Task.sleep` and URLSession call does: the overall deadline (``Network/timeout``) stops the
-/// transport, and the send fails with it when the middleware returns. A ``Middleware`` of the plain shape runs the
-/// chain in a task raced against the deadline, so that even one that ignores cancellation cannot hold its caller.
+/// A ``Network`` whose middleware are all of this shape, over a transport that keeps its own deadline (the package's
+/// three do), runs them in the caller's task, with no task of its own and no `HTTPURLResponse` built unless one of them
+/// (or the caller, through ``Response``) asks for it; the built-in middleware (`DefaultHeadersMiddleware`,
+/// `AuthenticationMiddleware`, `RetryMiddleware`, `LoggingMiddleware`, `StatusHookMiddleware`) are. Such a middleware
+/// must end when its task is cancelled, as every `Task.sleep` and URLSession call does: the overall deadline
+/// (``Network/timeout``) stops the transport, and the send fails with it when the middleware returns. A ``Middleware``
+/// of the plain shape runs the chain in a task raced against the deadline, so that even one that ignores cancellation
+/// cannot hold its caller.
 ///
 /// Every middleware of this shape is a ``Middleware`` too: called through the plain shape, it gets a head made from
 /// the `HTTPURLResponse` and returns the one it was given.

@@ -24,10 +24,10 @@ struct MiddlewareChain: Sendable {
 
     private let links: [Link]
     let transport: any Transport
-    /// Whether the chain runs in the caller's task: when the transport ends itself at the deadline (a transport of
-    /// this package) and every middleware is a ``ResponseHeadMiddleware``, which ends with its task. Otherwise the
-    /// chain runs in a task raced against the deadline (`Network.race`), so that a transport or a middleware that
-    /// ignores cancellation cannot hold the caller past it.
+    /// Whether the chain runs in the caller's task: when the transport ends itself at the deadline (a
+    /// ``DeadlineKeepingTransport``) and every middleware is a ``ResponseHeadMiddleware``, which ends with its task.
+    /// Otherwise the chain runs in a task raced against the deadline (`Network.race`), so that a transport or a
+    /// middleware that ignores cancellation cannot hold the caller past it.
     let runsInCallersTask: Bool
     /// The clock each ``RequestContext`` measures the time left on: the system's, or a test's.
     var clock: UptimeClock = .system
@@ -42,7 +42,7 @@ struct MiddlewareChain: Sendable {
         }
         self.transport = transport
         runsInCallersTask =
-            transport is any BuiltInTransport && links.allSatisfy { if case .head = $0 { true } else { false } }
+            transport is any DeadlineKeepingTransport && links.allSatisfy { if case .head = $0 { true } else { false } }
     }
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
@@ -154,14 +154,14 @@ extension Transport {
     }
 
     /// Sends a request that ``RequestRules/check(_:)`` returned the way its kind of send goes: an upload with its
-    /// body, a stream into `slot`, or a plain send, on a transport of this package without a second check and with
+    /// body, a stream into `slot`, or a plain send, on a transport that keeps its own deadline without a second check and with
     /// the response as it arrived.
     fileprivate func exchange(
         checked request: URLRequest,
         uploading upload: UploadBody?,
         into slot: StreamSlot?
     ) async throws -> (Data, ResponseHead) {
-        let builtIn = self as? any BuiltInTransport
+        let builtIn = self as? any DeadlineKeepingTransport
         if let upload {
             let (data, response) =
                 if let builtIn { try await builtIn.upload(checked: request, from: upload) } else {

@@ -37,7 +37,8 @@ public struct ResponseHead: Sendable {
 
     /// A response to build when asked for, from the parts a transport parsed: its header fields in the order they
     /// came, repeated names and all.
-    package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+    @_spi(TransportKit)
+    public init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
         self.statusCode = statusCode
         storage = .parts(url: url, httpVersion: httpVersion, fields: fields)
     }
@@ -73,7 +74,8 @@ public struct ResponseHead: Sendable {
     /// Header fields as `HTTPURLResponse` takes them: one entry a name, spelled as it was first written, the values
     /// of a name repeated in any case joined with ", " in their order (two spellings as two keys would leave
     /// `value(forHTTPHeaderField:)` to pick one of them).
-    package static func headerFields(merging fields: [(name: String, value: String)]) -> [String: String] {
+    @_spi(TransportKit)
+    public static func headerFields(merging fields: [(name: String, value: String)]) -> [String: String] {
         var merged = [String: String](minimumCapacity: fields.count)
         var spellings = [String: String](minimumCapacity: fields.count)
         for field in fields {

@@ -7,8 +7,9 @@ import Foundation
 
 /// Builds a `URLRequest` from a route. What may not be sent is refused by ``RequestRules``, once per send after the
 /// middleware (so that a header a middleware adds is checked too), and by ``URLRequestProtocol/urlRequest``.
-package enum RequestBuilder {
-    package static func makeURLRequest(
+@_spi(TransportKit) public enum RequestBuilder {
+    /// The route's request with the environment's base URL and `timeout` as its deadline; throws why it cannot be built.
+    public static func makeURLRequest(
         for route: some URLRequestProtocol,
         timeout: TimeInterval? = nil,
         environment: APIEnvironment = .asDeclared

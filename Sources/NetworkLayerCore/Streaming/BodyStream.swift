@@ -7,20 +7,22 @@ import NetworkLayerSupport
 /// Every change of state happens under one lock; continuations are resumed, and the producer is told to pause,
 /// resume or stop, only after the lock is released. Pauses and resumes reach the producer in the order they were
 /// decided (``ProducerCommands``).
-package final class BodyStream: Sendable {
-    package typealias Waiter = CheckedContinuation<Data?, any Error>
+@_spi(TransportKit) public final class BodyStream: Sendable {
+    /// The reader waiting for the next chunk (`nil` at the end).
+    public typealias Waiter = CheckedContinuation<Data?, any Error>
 
     /// What the stream asks of the transport that feeds it.
-    package struct Producer: Sendable {
+    public struct Producer: Sendable {
         /// Stop reading from the network until `resume`; for a producer that cannot keep a chunk (one that can
         /// asks ``BodyStream/isFull`` before each chunk and pauses by itself).
-        package var pause: @Sendable () -> Void = {}
+        public var pause: @Sendable () -> Void = {}
         /// Go on reading.
-        package var resume: @Sendable () -> Void
+        public var resume: @Sendable () -> Void
         /// Stop for good and close the transfer: the reader is gone, or the body failed.
-        package var cancel: @Sendable () -> Void
+        public var cancel: @Sendable () -> Void
 
-        package init(
+        /// A producer that can be paused, resumed and cancelled by these closures.
+        public init(
             pause: @escaping @Sendable () -> Void = {}, resume: @escaping @Sendable () -> Void,
             cancel: @escaping @Sendable () -> Void
         ) {
@@ -70,7 +72,7 @@ package final class BodyStream: Sendable {
     /// Creates a stream; the transport attaches itself with ``attach(_:)``.
     ///
     /// - Parameter hardLimit: How far the reader may fall behind a producer that cannot pause before the body fails.
-    package init(label: String, hardLimit: Int = 16 * 1024 * 1024) {
+    public init(label: String, hardLimit: Int = 16 * 1024 * 1024) {
         self.label = label
         state = Locked(
             State(
@@ -79,7 +81,7 @@ package final class BodyStream: Sendable {
     }
 
     /// Sets the transport that feeds the stream; one that ended already stops it at once.
-    package func attach(_ producer: Producer) {
+    public func attach(_ producer: Producer) {
         let ended = state.withLock { state -> Bool in
             state.producer = producer
             return state.buffer.hasEnded
@@ -91,7 +93,7 @@ package final class BodyStream: Sendable {
 
     /// Appends a chunk the producer cannot keep; pauses the producer while the reader is behind, and stops it if
     /// the reader fell too far behind.
-    package func append(_ chunk: Data) {
+    public func append(_ chunk: Data) {
         let (carriesOut, wake, watch, producer, failed) = state.withLock { state in
             let (pause, wake) = state.buffer.append(chunk)
             let failed: Bool
@@ -108,13 +110,13 @@ package final class BodyStream: Sendable {
     }
 
     /// The body is complete.
-    package func finish() {
+    public func finish() {
         end(.finished, stopProducer: false)
     }
 
     /// The body failed (a drop, a timeout): what arrived before is still read, then the error; the producer is
     /// stopped.
-    package func fail(_ error: NetworkError) {
+    public func fail(_ error: NetworkError) {
         end(.failed(error), stopProducer: true)
     }
 
@@ -179,15 +181,15 @@ package final class BodyStream: Sendable {
     }
 
     /// The body that reads this stream.
-    package func body(expectedLength: Int?) -> ResponseBody {
+    public func body(expectedLength: Int?) -> ResponseBody {
         ResponseBody(stream: self, expectedLength: expectedLength)
     }
 
     /// Whether a producer that can keep its next chunk should keep it and pause (``BodyBuffer/isFull``).
-    package var isFull: Bool { state.withLock { $0.buffer.isFull } }
+    public var isFull: Bool { state.withLock { $0.buffer.isFull } }
 
     /// Whether the body has ended: the reader is gone, or it failed or finished.
-    package var hasEnded: Bool { state.withLock { $0.buffer.hasEnded } }
+    public var hasEnded: Bool { state.withLock { $0.buffer.hasEnded } }
 
     /// Unread bytes now, for tests of the bound.
     var bufferedBytes: Int { state.withLock { $0.buffer.bufferedBytes } }

@@ -6,12 +6,14 @@ import NetworkLayerSupport
 ///
 /// The buffers are reused because a fresh buffer of this size costs page faults: glibc serves it from newly mapped
 /// or trimmed memory (measured with `Data(capacity:)` and with `malloc`: 37,000 to 78,000 page faults a GiB).
-package struct JoinedChunk: ~Copyable {
+@_spi(TransportKit) public struct JoinedChunk: ~Copyable {
     private let buffers: ChunkBuffers
     private var bytes: UnsafeMutableRawPointer?
-    package private(set) var count = 0
+    /// How many bytes the chunk holds so far.
+    public private(set) var count = 0
 
-    package init(buffers: ChunkBuffers) {
+    /// An empty chunk whose bytes come from `buffers`.
+    public init(buffers: ChunkBuffers) {
         self.buffers = buffers
     }
 
@@ -20,11 +22,11 @@ package struct JoinedChunk: ~Copyable {
     }
 
     /// The most bytes one chunk holds.
-    package var capacity: Int { buffers.capacity }
+    public var capacity: Int { buffers.capacity }
 
     /// Appends `more`, which fits: the caller takes the chunk before it would overflow ``capacity``. False when no
     /// memory could be had for the chunk (nothing is appended).
-    package mutating func append(_ more: UnsafeRawBufferPointer) -> Bool {
+    public mutating func append(_ more: UnsafeRawBufferPointer) -> Bool {
         guard let source = more.baseAddress, !more.isEmpty else { return true }
         guard count + more.count <= buffers.capacity, let target = bytes ?? buffers.take() else { return false }
         bytes = target
@@ -34,7 +36,7 @@ package struct JoinedChunk: ~Copyable {
     }
 
     /// The joined bytes as `Data` that owns them, or `nil` when there are none; the next append starts a new chunk.
-    package mutating func take() -> Data? {
+    public mutating func take() -> Data? {
         guard let taken = bytes, count > 0 else { return nil }
         defer {
             bytes = nil
@@ -46,7 +48,7 @@ package struct JoinedChunk: ~Copyable {
 }
 
 /// The buffers of one transport's joined chunks: a few kept for reuse, the rest freed.
-package final class ChunkBuffers: Sendable {
+@_spi(TransportKit) public final class ChunkBuffers: Sendable {
     /// The size of each buffer.
     let capacity: Int
     /// How many free buffers are kept: enough for the chunks one reader holds at a time and a few transfers.
@@ -54,7 +56,8 @@ package final class ChunkBuffers: Sendable {
     /// Free buffers, as addresses (a raw pointer is not `Sendable`; an address is).
     private let free = Locked<[UInt]>([])
 
-    package init(capacity: Int, keep: Int = 8) {
+    /// Buffers of `capacity` bytes each, keeping up to `keep` freed ones for reuse.
+    public init(capacity: Int, keep: Int = 8) {
         self.capacity = capacity
         self.keep = keep
     }

@@ -144,7 +144,7 @@ extension ResponseBody {
 
     /// The length a response announces for its body: its `Content-Length`, unless a content coding makes the bytes
     /// that arrive differ from it.
-    package static func expectedLength(of response: HTTPURLResponse) -> Int? {
+    @_spi(TransportKit) public static func expectedLength(of response: HTTPURLResponse) -> Int? {
         let fields = HeaderFields(response.headerFields)
         guard fields["Content-Encoding"].map({ $0.lowercased() == "identity" }) ?? true else { return nil }
         return fields["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }

@@ -13,12 +13,12 @@ import NetworkLayerSupport
 /// `@unchecked Sendable` is sound: the mutable state is `state`, private and touched only between
 /// `condition.lock()` and `condition.unlock()` (in `withState`, and in `read`, which also waits on it), and `pump`,
 /// which is `Locked`; the class is final.
-package final class ChunkPipe: ChunkReader, @unchecked Sendable {
+@_spi(TransportKit) public final class ChunkPipe: ChunkReader, @unchecked Sendable {
     /// What the buffer holds at most before the producer waits (one chunk more than this, at worst).
     static let capacity = 256 * 1024
 
     /// What a ``pull(into:)`` found.
-    package enum Pull: Equatable {
+    public enum Pull: Equatable {
         /// This many bytes were copied.
         case bytes(Int)
         /// Nothing yet: `whenReadable` is called once a chunk arrives or the body ends.
@@ -45,13 +45,13 @@ package final class ChunkPipe: ChunkReader, @unchecked Sendable {
     private let whenReadable: (@Sendable () -> Void)?
 
     /// A pipe; `whenReadable` is for a transport that uses ``pull(into:)``.
-    package init(whenReadable: (@Sendable () -> Void)? = nil) {
+    public init(whenReadable: (@Sendable () -> Void)? = nil) {
         self.whenReadable = whenReadable
     }
 
     /// Starts the task that moves `chunks` into the pipe; false if it was started already (a one-shot body is read
     /// once).
-    package func start(_ chunks: OneShotChunks) -> Bool {
+    public func start(_ chunks: OneShotChunks) -> Bool {
         let started = pump.withLock { pump -> Bool in
             guard pump == nil else { return false }
             pump = Task {
@@ -132,7 +132,7 @@ package final class ChunkPipe: ChunkReader, @unchecked Sendable {
     }
 
     /// Ends the pipe for both sides: a waiting or later write throws, a read throws ``NetworkError/cancelled``.
-    package func close() {
+    public func close() {
         let writer = withState { state in
             state.isClosed = true
             state.chunks = []
@@ -147,7 +147,7 @@ package final class ChunkPipe: ChunkReader, @unchecked Sendable {
     /// Copies the next bytes into `buffer` without waiting.
     ///
     /// - Throws: the body's failure, or ``NetworkError/cancelled`` once the pipe is closed.
-    package func pull(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Pull {
+    public func pull(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Pull {
         try withState { (state) throws(NetworkError) -> Pull in
             if state.isClosed { throw .cancelled }
             if let failure = state.failure { throw failure }
@@ -163,7 +163,7 @@ package final class ChunkPipe: ChunkReader, @unchecked Sendable {
     /// Copies the next bytes into `buffer`, waiting until some have come; 0 at the end of the body.
     ///
     /// - Throws: the body's failure, or ``NetworkError/cancelled`` once the pipe is closed.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
         condition.lock()
         while state.chunks.isEmpty && !state.isFinished && state.failure == nil && !state.isClosed {
             condition.wait()

@@ -4,7 +4,7 @@ import Foundation
 /// ``UploadBody`` whose bytes are at hand (data, a file, a multipart form).
 ///
 /// A reader is used by one transfer on one thread at a time; each attempt makes a new one, from the start.
-package protocol ChunkReader: AnyObject {
+@_spi(TransportKit) public protocol ChunkReader: AnyObject {
     /// Copies the next bytes into `buffer` and returns how many; 0 at the end.
     ///
     /// - Throws: ``NetworkError`` when a file cannot be read any more (it shrank, or the disk failed).
@@ -12,15 +12,17 @@ package protocol ChunkReader: AnyObject {
 }
 
 /// Reads bytes held in memory.
-package final class DataChunkReader: ChunkReader {
+@_spi(TransportKit) public final class DataChunkReader: ChunkReader {
     private let data: Data
     private var offset = 0
 
-    package init(_ data: Data) {
+    /// A reader of `data`, from its start.
+    public init(_ data: Data) {
         self.data = data
     }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// Copies the next bytes into `buffer`; 0 at the end.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = min(buffer.count, data.count - offset)
         guard count > 0, let base = buffer.baseAddress else { return 0 }
         data.withUnsafeBytes { bytes in
@@ -33,7 +35,7 @@ package final class DataChunkReader: ChunkReader {
 }
 
 /// Reads a file from disk in chunks, exactly the length it had when the upload was prepared.
-package final class FileChunkReader: ChunkReader {
+@_spi(TransportKit) public final class FileChunkReader: ChunkReader {
     private let file: URL
     private let handle: FileHandle
     private var remaining: Int64
@@ -41,7 +43,7 @@ package final class FileChunkReader: ChunkReader {
     /// Opens `file` to read `length` bytes from its start.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body when it cannot be opened.
-    package init(file: URL, length: Int64) throws(NetworkError) {
+    public init(file: URL, length: Int64) throws(NetworkError) {
         do {
             handle = try FileHandle(forReadingFrom: file)
         } catch {
@@ -55,7 +57,8 @@ package final class FileChunkReader: ChunkReader {
         try? handle.close()
     }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
+    /// Reads the next bytes of the file into `buffer`; 0 at the end. Throws when the file cannot be read or ended before its length.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
         guard remaining > 0, let base = buffer.baseAddress else { return 0 }
         let wanted = Int(min(Int64(buffer.count), remaining))
         var count = 0
@@ -76,7 +79,7 @@ package final class FileChunkReader: ChunkReader {
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body when it is missing, not a
     ///   regular file, or unreadable: nothing is sent.
-    package static func length(of url: URL) throws(NetworkError) -> Int64 {
+    public static func length(of url: URL) throws(NetworkError) -> Int64 {
         guard url.isFileURL else { throw .invalidRequest(.body, reason: "\(url) is not a file URL") }
         var info = stat()
         guard stat(url.path, &info) == 0 else {

@@ -192,7 +192,8 @@ final class MultipartReader: ChunkReader {
         self.segments = segments[...]
     }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
+    /// Copies the next bytes of the form into `buffer`, part after part; 0 at the end.
+    @_spi(TransportKit) public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
         var filled = 0
         while filled < buffer.count {
             if current == nil {

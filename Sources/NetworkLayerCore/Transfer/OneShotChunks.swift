@@ -2,7 +2,7 @@ import Foundation
 import NetworkLayerSupport
 
 /// The chunks of a `.stream` upload body: they can be taken once; a second attempt to send them is refused.
-package final class OneShotChunks: Sendable {
+@_spi(TransportKit) public final class OneShotChunks: Sendable {
     typealias Pump = @Sendable (_ deliver: @Sendable (Data) async throws(NetworkError) -> Void) async throws -> Void
 
     /// The exact length the stream promised, if any.
@@ -18,7 +18,7 @@ package final class OneShotChunks: Sendable {
     }
 
     /// The error of a second send of a one-shot body.
-    package static let alreadySent = NetworkError.invalidRequest(
+    public static let alreadySent = NetworkError.invalidRequest(
         .body,
         reason: "an upload from a stream is sent once, and it was sent already: use .data, .file or .multipart "
             + "for a body that may be sent again")
@@ -34,7 +34,7 @@ package final class OneShotChunks: Sendable {
     }
 
     /// Whether the chunks were taken by an attempt.
-    package var isTaken: Bool { taken.withLock { $0 } }
+    public var isTaken: Bool { taken.withLock { $0 } }
 
     /// Produces every chunk into `deliver`, checking the promised length; an error of the sequence becomes the
     /// body's ``NetworkError``.

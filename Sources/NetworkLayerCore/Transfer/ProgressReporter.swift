@@ -7,7 +7,7 @@ import NetworkLayerSupport
 ///
 /// Transports count bytes on their own threads; each report is made under the lock, so reports never overlap and
 /// `close()` returns only once a report in progress has finished.
-package final class ProgressReporter: Sendable {
+@_spi(TransportKit) public final class ProgressReporter: Sendable {
     typealias Handler = @Sendable (TransferProgress) -> Void
 
     private struct State: Sendable {
@@ -60,7 +60,7 @@ package final class ProgressReporter: Sendable {
     }
 
     /// Counts `count` more bytes and reports if the last report is old enough.
-    package func add(_ count: Int) {
+    public func add(_ count: Int) {
         guard count > 0 else { return }
         state.withLock { state in
             state.completed += Int64(count)
@@ -74,7 +74,7 @@ package final class ProgressReporter: Sendable {
     /// Starts again from `completed` bytes (a transfer that restarts from zero, or resumes from a partial file);
     /// the next report is never below the last one, so a restart shows no progress until it passes it again. The
     /// new attempt counts as activity: its wait for a first byte starts now.
-    package func restart(at completed: Int64) {
+    public func restart(at completed: Int64) {
         state.withLock { state in
             state.completed = completed
             state.lastActivity = clock.nanoseconds()

@@ -18,17 +18,19 @@ import Foundation
 /// - `.stream` is one-shot: it is sent once, chunked unless you give its length; a 401, a 503 or a 307 that answers
 ///   it is returned as is, never answered with a second request whose body would be empty or partial.
 public struct UploadBody: Sendable {
-    package enum Source: Sendable {
+    /// Where the body comes from, for a transport that reads it its own way.
+    @_spi(TransportKit) public enum Source: Sendable {
         case data(Data)
         case file(URL)
         case multipart(MultipartForm)
         case stream(OneShotChunks)
     }
 
-    package let source: Source
+    /// Where the body comes from.
+    @_spi(TransportKit) public let source: Source
 
     /// Counts the bytes the transport takes, for the caller's progress; set by ``Network`` for one upload.
-    package var progress: ProgressReporter?
+    @_spi(TransportKit) public var progress: ProgressReporter?
 
     /// The bytes to send, as they are.
     public static func data(_ data: Data) -> UploadBody {
@@ -90,7 +92,7 @@ public struct UploadBody: Sendable {
     /// A reader from the start for a body whose bytes are at hand; `nil` for a stream.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.
-    package func makeReader(length: Int64?) throws(NetworkError) -> (any ChunkReader)? {
+    @_spi(TransportKit) public func makeReader(length: Int64?) throws(NetworkError) -> (any ChunkReader)? {
         switch source {
         case .data(let data): return DataChunkReader(data)
         case .file(let url):

@@ -4,12 +4,15 @@ import NetworkLayerSupport
 /// The messages a WebSocket connection received and the app has not read yet, and how the connection ended: what
 /// a ``WebSocketChannel`` that reads ahead of the app (`URLSessionWebSocketTask`'s, a mock's) hands out one
 /// `receive()` at a time. Messages received before the end are read before it.
-package final class MessageInbox: Sendable {
+@_spi(TransportKit) public final class MessageInbox: Sendable {
     /// How the connection ended: a close code and reason, or the error it failed with.
-    package struct Ending: Sendable {
-        package let code: UInt16?
-        package let reason: String
-        package let error: NetworkError?
+    public struct Ending: Sendable {
+        /// The close code the connection ended with, if any.
+        public let code: UInt16?
+        /// The close reason, empty if none.
+        public let reason: String
+        /// The error the connection failed with, if it did not close.
+        public let error: NetworkError?
     }
 
     private struct State {
@@ -22,26 +25,28 @@ package final class MessageInbox: Sendable {
     }
 
     /// How many messages may wait for the app before the reader stops asking for more (``waitForRoom()``).
-    package static let capacity = 16
+    public static let capacity = 16
 
     /// The error of a send, ping or receive on a connection that has closed.
-    package static let closed = NetworkError.connectionLost("the WebSocket is closed")
+    public static let closed = NetworkError.connectionLost("the WebSocket is closed")
 
     private let state = Locked(State())
 
-    package init() {}
+    /// An open, empty inbox.
+    public init() {}
 
     /// How the connection ended, once it has.
-    package var ending: Ending? { state.withLock { $0.ending } }
-    package var hasEnded: Bool { ending != nil }
+    public var ending: Ending? { state.withLock { $0.ending } }
+    /// Whether the connection has ended.
+    public var hasEnded: Bool { ending != nil }
     /// Who waits: a receive, the reader for room, and how many for the end; for tests, which wait for a waiter
     /// before they act.
-    package var waiting: (receive: Bool, room: Bool, end: Int) {
+    public var waiting: (receive: Bool, room: Bool, end: Int) {
         state.withLock { ($0.receiver != nil, $0.roomWaiter != nil, $0.endWaiters.count) }
     }
 
     /// Hands a received message to the waiting receive, or keeps it.
-    package func deliver(_ message: WebSocketMessage) {
+    public func deliver(_ message: WebSocketMessage) {
         let receiver = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
             guard state.ending == nil else { return nil }
             guard let receiver = state.receiver else {
@@ -55,7 +60,7 @@ package final class MessageInbox: Sendable {
     }
 
     /// Ends the connection once; the messages kept are still read before the end.
-    package func finish(code: UInt16?, reason: String, error: NetworkError?) {
+    public func finish(code: UInt16?, reason: String, error: NetworkError?) {
         let (receiver, room, waiters) = state.withLock { state in
             guard state.ending == nil else {
                 return (
@@ -80,7 +85,7 @@ package final class MessageInbox: Sendable {
 
     /// Waits while ``capacity`` messages wait for the app; `false` once the connection has ended. One reader at a
     /// time.
-    package func waitForRoom() async -> Bool {
+    public func waitForRoom() async -> Bool {
         await withCheckedContinuation { continuation in
             let now: Bool? = state.withLock { state in
                 if state.ending != nil { return false }
@@ -93,7 +98,7 @@ package final class MessageInbox: Sendable {
     }
 
     /// Waits for the end at most `seconds`; whether it came.
-    package func waitForEnd(within seconds: TimeInterval) async -> Bool {
+    public func waitForEnd(within seconds: TimeInterval) async -> Bool {
         let answer = OnceAnswer<Bool>()
         return await withCheckedContinuation { continuation in
             answer.set(continuation)
@@ -112,7 +117,7 @@ package final class MessageInbox: Sendable {
     /// - Throws: ``NetworkError``: the connection's error once it failed and every kept message was read;
     ///   `.cancelled` when the calling task is cancelled (the connection goes on); `.invalidRequest` for a second
     ///   receive while one waits.
-    package func receive() async throws(NetworkError) -> WebSocketMessage? {
+    public func receive() async throws(NetworkError) -> WebSocketMessage? {
         let id = state.withLock { state in
             state.receives += 1
             return state.receives

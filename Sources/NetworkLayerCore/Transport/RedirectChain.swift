@@ -7,7 +7,7 @@ import NetworkLayerSupport
 #endif
 
 /// What to do with a response that may be a redirect.
-package enum RedirectDecision {
+@_spi(TransportKit) public enum RedirectDecision: Sendable {
     /// Follow with this request.
     case follow(URLRequest)
     /// Not a redirect to follow: the response is the result.
@@ -17,9 +17,9 @@ package enum RedirectDecision {
 }
 
 /// The redirect state of one request chain and the rules applied at each hop.
-package struct RedirectChain {
+@_spi(TransportKit) public struct RedirectChain: Sendable {
     /// The request as it was last sent: its method, body and headers are what a 307/308 re-sends.
-    package private(set) var current: URLRequest
+    public private(set) var current: URLRequest
     private(set) var hops = 0
     private(set) var credentialsRemoved = false
     /// Whether the body can be sent again: a one-shot upload body (`.stream`) cannot, so a redirect that would
@@ -28,13 +28,14 @@ package struct RedirectChain {
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    package init(original: URLRequest, replaysBody: Bool = true) {
+    /// A chain that starts at `original`; `replaysBody` is whether a 307 or 308 may send its body again.
+    public init(original: URLRequest, replaysBody: Bool = true) {
         current = original
         self.replaysBody = replaysBody
     }
 
     /// Whether a response is a redirect the policy would act on (follow, or refuse): anything else is delivered.
-    package static func isRedirect(status: Int, location: String?, policy: RedirectPolicy) -> Bool {
+    public static func isRedirect(status: Int, location: String?, policy: RedirectPolicy) -> Bool {
         redirectStatuses.contains(status) && policy.maximumHops > 0 && location != nil
     }
 
@@ -45,7 +46,7 @@ package struct RedirectChain {
 
     /// Decides what a response with `status` and the `Location` header `location` leads to, as
     /// ``decide(response:policy:)`` does.
-    package mutating func decide(status: Int, location: String?, policy: RedirectPolicy) -> RedirectDecision {
+    public mutating func decide(status: Int, location: String?, policy: RedirectPolicy) -> RedirectDecision {
         guard Self.isRedirect(status: status, location: location, policy: policy), let location else {
             return .deliver
         }

@@ -7,7 +7,7 @@ import Foundation
 
 /// What no request may carry to a server, checked in one place: once per send, after the last middleware and before
 /// the transport; and by a transport of this package whose `send` is called directly.
-package enum RequestRules {
+@_spi(TransportKit) public enum RequestRules {
     /// The request as it may be sent, with a `Content-Type` named for a body that has none (so that neither
     /// URLSession's nor libcurl's form default is ever sent), or the reason it may not be sent at all.
     ///
@@ -18,7 +18,7 @@ package enum RequestRules {
     ///   goes as the body's own type (a multipart form's, with its boundary) or `application/octet-stream`. Every
     ///   transport of this package applies this one rule, so an upload sent through ``Network`` and one sent by
     ///   calling a transport directly carry the same header.
-    package static func check(
+    public static func check(
         _ request: URLRequest,
         uploading upload: UploadBody? = nil
     ) throws(NetworkError) -> URLRequest {

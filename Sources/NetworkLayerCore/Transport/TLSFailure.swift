@@ -4,7 +4,7 @@ import NetworkLayerSupport
 /// Which check of a secure connection failed, read from the TLS library's message (OpenSSL or GnuTLS, as libcurl
 /// and FoundationNetworking pass it on), so that both transports report certificate and handshake failures as
 /// ``NetworkError/TransportFailure/insecureConnection`` and say which check it was.
-package enum TLSFailure: Equatable {
+@_spi(TransportKit) public enum TLSFailure: Equatable, Sendable {
     case selfSigned
     case untrustedIssuer
     case expired
@@ -14,7 +14,7 @@ package enum TLSFailure: Equatable {
     case handshake
 
     /// Recognizes a TLS failure in a message; `nil` when the message is about something else.
-    package init?(message: String) {
+    public init?(message: String) {
         let text = message.lowercased()
         func says(_ phrases: String...) -> Bool { phrases.contains { text.contains($0) } }
         if says("certificate has expired", "expired certificate", "certificate expired") {
@@ -67,7 +67,7 @@ package enum TLSFailure: Equatable {
     }
 
     /// The error to report: the check first, then the library's own words.
-    package func error(message: String, url: URL?) -> NetworkError {
+    public func error(message: String, url: URL?) -> NetworkError {
         .transport(
             .insecureConnection, underlyingError: URLError(urlErrorCode, description: "\(check): \(message)", url: url))
     }

@@ -112,7 +112,7 @@ extension Transport {
 extension NetworkError {
     /// A connection that dropped or closed, saying how: ``TransportFailure/connectionLost`` over a `URLError` with
     /// `description`, what every WebSocket channel of the package throws for it.
-    package static func connectionLost(_ description: String) -> NetworkError {
+    @_spi(TransportKit) public static func connectionLost(_ description: String) -> NetworkError {
         .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
     }
 
@@ -132,7 +132,7 @@ extension URLRequest {
     /// The request with a ws or wss URL changed to http or https: what a WebSocket's handshake is sent as, so that
     /// the request rules, middleware that compare origins (a token kept to its API's host) and transports see the
     /// origin the connection goes to.
-    package var withWebSocketSchemeAsHTTP: URLRequest {
+    @_spi(TransportKit) public var withWebSocketSchemeAsHTTP: URLRequest {
         replacingScheme(["ws": "http", "wss": "https"])
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 @testable import NetworkLayerMiddleware
 @testable import NetworkLayerOffline

@@ -3,7 +3,7 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 
 /// A directory of files for one test, removed when the test ends.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 
 /// An output that takes at most `step` bytes a write, and refuses everything once it holds `refusesAfter` bytes.

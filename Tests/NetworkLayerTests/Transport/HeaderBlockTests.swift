@@ -3,7 +3,7 @@
     import Testing
 
     @testable import NetworkLayer
-    @testable import NetworkLayerCore
+    @_spi(TransportKit) @testable import NetworkLayerCore
     @testable import NetworkLayerCurl
 
     @Suite("HeaderBlock: the framing rules")

@@ -4,7 +4,7 @@ import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 
 @Suite("RequestRules: one check for every send")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetworkLayer
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 
 @Suite("TLSFailure: the check a TLS message names")

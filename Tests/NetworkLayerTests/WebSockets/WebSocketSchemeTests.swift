@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetworkLayerCore
+@_spi(TransportKit) @testable import NetworkLayerCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -194,7 +194,8 @@ public final class URLSessionTransport: Transport {
         try await send(checked: try RequestRules.check(request))
     }
 
-    package func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    /// Sends a request that ``RequestRules`` checked (``DeadlineKeepingTransport``).
+    @_spi(TransportKit) public func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await SendState<URLSessionTask, (Data, HTTPURLResponse)>.perform(
             request, within: request.timeoutInterval, in: deadlines, cancel: canceller.cancel
         ) { state in
@@ -216,7 +217,9 @@ public final class URLSessionTransport: Transport {
         try await stream(checked: try RequestRules.check(request))
     }
 
-    package func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+    /// Streams a request that ``RequestRules`` checked (``DeadlineKeepingTransport``).
+    @_spi(TransportKit) public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+    {
         guard delegate != nil else {
             let (data, response) = try await send(checked: request)
             return (ResponseBody(data), response)
@@ -250,7 +253,9 @@ public final class URLSessionTransport: Transport {
         try await upload(checked: try RequestRules.check(request, uploading: body), from: body)
     }
 
-    package func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
+    /// Sends a request that ``RequestRules`` checked with `body` as its body (``DeadlineKeepingTransport``).
+    @_spi(TransportKit)
+    public func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
         guard delegate != nil else { return try await send(checked: body.inMemory(request)) }
         let upload = try URLSessionUpload(body)
         // However the send ends, the stream's producer stops and a read waiting for it wakes, so that the session's
@@ -308,4 +313,4 @@ public final class URLSessionTransport: Transport {
     }
 }
 
-extension URLSessionTransport: BuiltInTransport {}
+@_spi(TransportKit) extension URLSessionTransport: DeadlineKeepingTransport {}
