@@ -4,6 +4,8 @@
 # module, and NetworkLayerTesting for MockTransport.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Joins an attribute alone on its line (`@_spi(TransportKit)`) to the declaration on the next.
+join='/^[[:space:]]*@_spi\([A-Za-z]+\)[[:space:]]*$/{N;s/\n[[:space:]]*/ /}'
 count() {  # directories... -> "lines public spi"
     local files all spi pattern
     files=$(find "$@" -name '*.swift' | sort)
@@ -11,13 +13,13 @@ count() {  # directories... -> "lines public spi"
     # A file whose type is `@_spi(TransportKit) public` is public only to a transport that imports that SPI (the
     # transport kit), and so is a member marked so in another file: their declarations are counted apart.
     # shellcheck disable=SC2086
-    all=$(cat $files | grep -cE "$pattern" || true)
+    all=$(sed -E "$join" $files | grep -cE "$pattern" || true)
     local kitType='^@_spi\(TransportKit\) public (final )?(class|struct|enum|protocol) '
     # shellcheck disable=SC2086
     kit=$(grep -lE "$kitType" $files || true)
     # shellcheck disable=SC2086
     spi=$(( $(echo "$kit" | xargs -r cat | grep -cE "$pattern" || true) + \
-        $(grep -LE "$kitType" $files | xargs -r cat | grep -E "$pattern" | grep -c '@_spi(' || true) ))
+        $(grep -LE "$kitType" $files | xargs -r sed -E "$join" | grep -E "$pattern" | grep -c '@_spi(' || true) ))
     # shellcheck disable=SC2086
     printf '%s %s %s\n' "$(cat $files | wc -l)" "$((all - spi))" "$spi"
 }
