@@ -7,14 +7,14 @@ cd "$(dirname "$0")/.."
 # Joins an attribute alone on its line (`@_spi(TransportKit)`) to the declaration on the next.
 join='/^[[:space:]]*@_spi\([A-Za-z]+\)[[:space:]]*$/{N;s/\n[[:space:]]*/ /}'
 count() {  # directories... -> "lines public spi"
-    local files all spi pattern
+    local files all spi pattern kit kitType
     files=$(find "$@" -name '*.swift' | sort)
     pattern='^\s*(@[A-Za-z_]+(\([^)]*\))? )*public (\w+ )*(func|var|let|init|struct|enum|class|protocol|typealias|subscript|actor|associatedtype|static|case)\b|^\s*public init'
     # A file whose type is `@_spi(TransportKit) public` is public only to a transport that imports that SPI (the
     # transport kit), and so is a member marked so in another file: their declarations are counted apart.
     # shellcheck disable=SC2086
     all=$(sed -E "$join" $files | grep -cE "$pattern" || true)
-    local kitType='^@_spi\(TransportKit\) public (final )?(class|struct|enum|protocol) '
+    kitType='^@_spi\(TransportKit\) public (final )?(class|struct|enum|protocol) '
     # shellcheck disable=SC2086
     kit=$(grep -lE "$kitType" $files || true)
     # shellcheck disable=SC2086

@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    @_spi(TransportKit) import NetworkLayerCore
+    import NetworkLayerCore
     import CCurl
 
     /// A libcurl easy handle with its error buffer, reused from one transfer to the next by the event loop.

@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    @_spi(TransportKit) import NetworkLayerCore
+    import NetworkLayerCore
     /// Where the hop a ``CurlTransfer`` runs now is, as one value: its phase, changed only by the events below, each
     /// returning what the transfer does next. The transfer's libcurl callbacks and its event loop feed it the events;
     /// what it decides (when to answer the caller early, whether the handle keeps its options for the next hop, how a

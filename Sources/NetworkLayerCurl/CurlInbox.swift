@@ -1,4 +1,4 @@
-@_spi(TransportKit) import NetworkLayerCore
+import NetworkLayerCore
 import NetworkLayerSupport
 
 /// What other threads hand one of ``CurlTransport``'s event loops, and whether handing it over must wake the loop.

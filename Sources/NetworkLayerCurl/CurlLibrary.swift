@@ -1,7 +1,7 @@
 import NetworkLayerSupport
 
 #if os(Linux)
-    @_spi(TransportKit) import NetworkLayerCore
+    import NetworkLayerCore
     import CCurl
     import Foundation
 

@@ -1,4 +1,4 @@
-@_spi(TransportKit) import NetworkLayerCore
+import NetworkLayerCore
 import NetworkLayerSupport
 
 /// How ``CurlTransport`` spreads its work over its event loops: how many there are, how many connections to one host

@@ -321,10 +321,8 @@
                     sent.withLock { $0 += 1 }
                 }
             }
-            // Until a send waits for the socket, or every send has returned (at most 10 s of 10 ms checks).
-            for _ in 0..<1000 where !socket.activity.isWaitingToSend && sent.withLock({ $0 }) < 1024 {
-                try await Task.sleep(nanoseconds: 10_000_000)
-            }
+            // Until a send waits for the socket, or every send has returned.
+            try await waitUntil { socket.activity.isWaitingToSend || sent.withLock { $0 } == 1024 }
             #expect(socket.activity.isWaitingToSend, "no send waited though the server read nothing")
             #expect(sent.withLock { $0 } < 1024, "every send returned though the server read nothing")
             #expect(socket.pendingFrames <= 2, "one frame beyond the socket, and the send waiting behind it")

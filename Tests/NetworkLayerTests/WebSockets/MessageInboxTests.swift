@@ -11,13 +11,6 @@ import Testing
 /// reader's room.
 @Suite("MessageInbox: what a WebSocket received, read in order, bounded")
 struct MessageInboxTests {
-    /// Waits until `condition` holds, polling every millisecond for at most 5 s: a waiter is in place before the
-    /// test acts, whatever the machine's load.
-    func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<5000 where !condition() { try await Task.sleep(nanoseconds: 1_000_000) }
-        #expect(condition(), "the waiter never came")
-    }
-
     @Test("Messages kept before the end are read before it, then the error; a second finish changes nothing")
     func endAfterMessages() async throws {
         let inbox = MessageInbox()
@@ -36,11 +29,11 @@ struct MessageInboxTests {
     func waitingReceive() async throws {
         let inbox = MessageInbox()
         async let first = inbox.receive()
-        try await until { inbox.waiting.receive }
+        try await waitUntil { inbox.waiting.receive }
         inbox.deliver(.text("hello"))
         #expect(try await first == .text("hello"))
         async let second = inbox.receive()
-        try await until { inbox.waiting.receive }
+        try await waitUntil { inbox.waiting.receive }
         inbox.finish(code: 1001, reason: "bye", error: nil)
         #expect(try await second == nil)
         #expect(inbox.ending?.code == 1001)
@@ -52,12 +45,12 @@ struct MessageInboxTests {
         let inbox = MessageInbox()
         for index in 0..<MessageInbox.capacity { inbox.deliver(.text("\(index)")) }
         let waited = Task { await inbox.waitForRoom() }
-        try await until { inbox.waiting.room }
+        try await waitUntil { inbox.waiting.room }
         #expect(try await inbox.receive() == .text("0"))
         #expect(await waited.value == true)
         inbox.deliver(.text("\(MessageInbox.capacity)"))
         let afterEnd = Task { await inbox.waitForRoom() }
-        try await until { inbox.waiting.room }
+        try await waitUntil { inbox.waiting.room }
         inbox.finish(code: 1000, reason: "", error: nil)
         #expect(await afterEnd.value == false)
     }
@@ -67,7 +60,7 @@ struct MessageInboxTests {
         #expect(await MessageInbox().waitForEnd(within: 0.05) == false)
         let inbox = MessageInbox()
         async let ended = inbox.waitForEnd(within: 30)
-        try await until { inbox.waiting.end == 1 }
+        try await waitUntil { inbox.waiting.end == 1 }
         inbox.finish(code: 1000, reason: "", error: nil)
         #expect(await ended == true)
         #expect(await inbox.waitForEnd(within: 0) == true)
