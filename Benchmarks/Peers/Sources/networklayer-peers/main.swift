@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N] [--profile SIDE [--requests N] [--tasks T]]
+//       [--warm-up-rounds N] [--floor] [--profile SIDE [--requests N] [--tasks T]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -26,6 +26,9 @@ import NetworkLayer
 // Every slice also starts with a fixed computation, timed in this thread's CPU time: the figure for the machine's own
 // speed in each round, whatever the server and the clients do (on a VM it swings by half and more within seconds).
 // --one-thread adds a CurlTransport with one event-loop thread (and 64 connections per host) beside the default.
+// --floor adds the floor (FloorEngine.swift, Linux on x86-64): the least an HTTP/1.1 client in Swift does for the
+// same request, alone, as a third party's transport, and on the package's own transports' path with and without the
+// app's middleware: how much of each side's cost is its engine, how much the path above it.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
 // it over TLS, HTTP/1.1 otherwise.
@@ -192,7 +195,7 @@ extension Array where Element == Double {
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
     print(
         "usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE] [--scale N]"
-            + " [--without-urlsession] [--slices N] [--server-pid PID] [--warm-up-rounds N]")
+            + " [--without-urlsession] [--slices N] [--server-pid PID] [--warm-up-rounds N] [--floor]")
     exit(2)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
@@ -286,6 +289,9 @@ var sides: [Side] = []
                 let _: Profile = try await oneThread.send(bareRoute)
             })
     }
+    #if arch(x86_64)
+        if arguments.contains("--floor") { sides += floorSides(base: base, small: small, route: bareRoute) }
+    #endif
 #endif
 let (ahcDefault, clientDefault) = ahcSide("AHC default pool", connectionsPerHost: nil)
 let (ahc64, client64) = ahcSide("AHC, 64/host", connectionsPerHost: 64)
