@@ -4,6 +4,10 @@
 
     @testable import NetworkLayerCurl
 
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+
     /// What a parser made of a connection's bytes: the response, and the bytes after it.
     struct ParsedResponse: Equatable {
         var status: Int?
