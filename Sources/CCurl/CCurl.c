@@ -12,6 +12,10 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 // libcurl's variadic entry points are called through pointers of their own variadic type: the arguments are then
 // passed exactly as curl.h's prototypes pass them, on every ABI (x86_64 and aarch64 differ for variadic calls).
@@ -538,6 +542,88 @@ void *nl_curl_multi_next_done(void *multi, int *result) {
         }
     }
     return NULL;
+}
+
+// MARK: Sockets and an epoll set for CurlTransport's own HTTP/1.1 engine
+
+int nl_poll_create(int *wake) {
+    int set = epoll_create1(EPOLL_CLOEXEC);
+    if (set < 0) return -1;
+    int event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event event = {.events = EPOLLIN, .data = {.fd = event_fd}};
+    if (event_fd < 0 || epoll_ctl(set, EPOLL_CTL_ADD, event_fd, &event) != 0) {
+        if (event_fd >= 0) close(event_fd);
+        close(set);
+        return -1;
+    }
+    *wake = event_fd;
+    return set;
+}
+
+int nl_poll_watch(int set, int socket, int writable) {
+    struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0), .data = {.fd = socket}};
+    if (epoll_ctl(set, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+    return errno == ENOENT ? epoll_ctl(set, EPOLL_CTL_ADD, socket, &event) : -1;
+}
+
+int nl_poll_forget(int set, int socket) { return epoll_ctl(set, EPOLL_CTL_DEL, socket, NULL); }
+
+int nl_poll_wait(int set, int wake, int timeout_ms, int *sockets, int *events, int capacity) {
+    struct epoll_event ready[64];
+    int count = epoll_wait(set, ready, capacity < 64 ? capacity : 64, timeout_ms);
+    for (int index = 0; index < count; index++) {
+        uint32_t bits = ready[index].events;
+        sockets[index] = ready[index].data.fd;
+        events[index] = ((bits & EPOLLIN) ? 1 : 0) | ((bits & EPOLLOUT) ? 2 : 0) |
+                        ((bits & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) ? 4 : 0);
+        if (sockets[index] == wake) {
+            uint64_t value;
+            (void)!read(wake, &value, sizeof value);  // the count back to 0: the next wait sleeps again
+            sockets[index] = -1;
+        }
+    }
+    return count;
+}
+
+void nl_poll_wake(int wake) {
+    uint64_t one = 1;
+    (void)!write(wake, &one, sizeof one);
+}
+
+int nl_tcp_connect(const char *address, int port) {
+    struct sockaddr_storage storage;
+    memset(&storage, 0, sizeof storage);
+    socklen_t length;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
+    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        length = sizeof *v4;
+    } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        length = sizeof *v6;
+    } else {
+        return -EINVAL;
+    }
+    int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&storage, length) != 0 && errno != EINPROGRESS) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
+    return fd;
+}
+
+int nl_socket_error(int socket) {
+    int error = 0;
+    socklen_t length = sizeof error;
+    if (getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
+    return error;
 }
 
 int nl_curl_is_supported(void) { return 1; }

@@ -1,11 +1,9 @@
+import Foundation
 @_spi(TransportKit) import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
-    import Foundation
     import FoundationNetworking
-#else
-    import Foundation
 #endif
 
 /// One request's exchange on one HTTP/1.1 connection, as CurlTransport's own engine runs it: the connection's events

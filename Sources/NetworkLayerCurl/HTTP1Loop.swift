@@ -1,0 +1,329 @@
+import NetworkLayerSupport
+
+#if os(Linux)
+    @_spi(TransportKit) import NetworkLayerCore
+    import CCurl
+    import Foundation
+    import FoundationNetworking
+    import Glibc
+
+    /// Where a connection of the HTTP/1.1 engine goes: an IPv4 or IPv6 literal and a port.
+    struct HTTP1Endpoint: Hashable, Sendable {
+        let address: String
+        let port: Int
+    }
+
+    /// A request handed to an ``HTTP1Loop``, with the one closure that hears how it ended.
+    struct HTTP1Job: Sendable {
+        let id: Int
+        let endpoint: HTTP1Endpoint
+        let url: URL
+        let head: HTTP1RequestHead
+        let body: Data
+        /// Called once, on the loop's thread, unless the job is cancelled first: keep it short.
+        let answer: @Sendable (Result<(Data, ResponseHead), NetworkError>) -> Void
+    }
+
+    /// One thread of CurlTransport's own HTTP/1.1 engine: an epoll set of its own, kept-alive connections to each
+    /// endpoint (at most `connectionsPerEndpoint`, further jobs waiting in the order they came), and each job's
+    /// ``HTTP1Exchange`` fed with what its connection does. Every decision about a response and a connection is
+    /// the exchange's; the loop only moves bytes and keeps the connections.
+    ///
+    /// An idle connection stays watched: whatever arrives on it (bytes nobody asked for, or the server's close) ends
+    /// it, so that no such byte is ever read as the next response.
+    final class HTTP1Loop: Sendable {
+        private enum Command: Sendable {
+            case send(HTTP1Job)
+            case cancel(Int)
+            case stop
+        }
+
+        private let set: Int32
+        private let wake: Int32
+        private let inbox = Locked<[Command]>([])
+        private let connectionsPerEndpoint: Int
+        private let maximumResponseSize: Int
+        private let maximumHeaderSize: Int
+
+        /// Makes the loop's epoll set and starts its thread, which runs until ``shutDown()``.
+        init(
+            connectionsPerEndpoint: Int,
+            maximumResponseSize: Int,
+            maximumHeaderSize: Int
+        ) throws(CurlTransport.Unavailable) {
+            var wake: Int32 = -1
+            let set = nl_poll_create(&wake)
+            guard set >= 0 else { throw CurlTransport.Unavailable(reason: "the engine's epoll set could not be made") }
+            self.set = set
+            self.wake = wake
+            self.connectionsPerEndpoint = max(1, connectionsPerEndpoint)
+            self.maximumResponseSize = maximumResponseSize
+            self.maximumHeaderSize = maximumHeaderSize
+            let thread = Thread { [self] in run() }
+            thread.name = "NetworkLayer.HTTP1"
+            thread.start()
+        }
+
+        /// Hands a job to the loop.
+        func send(_ job: HTTP1Job) {
+            hand(.send(job))
+        }
+
+        /// Ends the job `id` if it has not ended: its connection is closed, and its answer is not called.
+        func cancel(_ id: Int) {
+            hand(.cancel(id))
+        }
+
+        /// Stops the thread: every job not yet answered is answered `.cancelled`, every connection closed.
+        func shutDown() {
+            hand(.stop)
+        }
+
+        private func hand(_ command: Command) {
+            inbox.withLock { $0.append(command) }
+            nl_poll_wake(wake)
+        }
+
+        // MARK: The loop's thread
+
+        private struct Connection {
+            enum Phase {
+                case connecting(HTTP1Job)
+                case busy(HTTP1Job, HTTP1Exchange)
+                case idle
+            }
+
+            let socket: Int32
+            let endpoint: HTTP1Endpoint
+            var phase: Phase
+        }
+
+        /// What only the loop's thread touches.
+        private struct State {
+            var connections: [Int32: Connection] = [:]
+            var idle: [HTTP1Endpoint: [Int32]] = [:]
+            var open: [HTTP1Endpoint: Int] = [:]
+            var waiting: [HTTP1Endpoint: [HTTP1Job]] = [:]
+            /// The socket each running job's connection has.
+            var sockets: [Int: Int32] = [:]
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        }
+
+        private func run() {
+            var state = State()
+            var sockets = [Int32](repeating: 0, count: 64)
+            var events = [Int32](repeating: 0, count: 64)
+            while true {
+                let count = nl_poll_wait(set, wake, -1, &sockets, &events, 64)
+                for index in 0..<max(0, Int(count)) where sockets[index] >= 0 {
+                    act(on: sockets[index], events: events[index], &state)
+                }
+                let commands = inbox.withLock { commands in
+                    let taken = commands
+                    commands.removeAll()
+                    return taken
+                }
+                for command in commands {
+                    switch command {
+                    case .send(let job): start(job, &state)
+                    case .cancel(let id): cancel(id, &state)
+                    case .stop:
+                        stop(&state)
+                        return
+                    }
+                }
+            }
+        }
+
+        private func start(_ job: HTTP1Job, _ state: inout State) {
+            if let socket = state.idle[job.endpoint]?.popLast() {
+                begin(job, on: socket, reused: true, &state)
+            } else if state.open[job.endpoint, default: 0] < connectionsPerEndpoint {
+                connect(job, &state)
+            } else {
+                state.waiting[job.endpoint, default: []].append(job)
+            }
+        }
+
+        private func connect(_ job: HTTP1Job, _ state: inout State) {
+            let socket = nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port))
+            guard socket >= 0 else {
+                job.answer(.failure(connectionError(-socket, job)))
+                startWaiting(for: job.endpoint, &state)  // no connection will free up for them otherwise
+                return
+            }
+            state.open[job.endpoint, default: 0] += 1
+            state.connections[socket] = Connection(socket: socket, endpoint: job.endpoint, phase: .connecting(job))
+            state.sockets[job.id] = socket
+            _ = nl_poll_watch(set, socket, 1)
+        }
+
+        private func begin(_ job: HTTP1Job, on socket: Int32, reused: Bool, _ state: inout State) {
+            let exchange = HTTP1Exchange(
+                head: job.head, body: job.body, onReusedConnection: reused, maximumResponseSize: maximumResponseSize,
+                headLimit: maximumHeaderSize)
+            state.sockets[job.id] = socket
+            state.connections[socket]?.phase = .busy(job, exchange)
+            write(socket, &state)
+        }
+
+        private func act(on socket: Int32, events: Int32, _ state: inout State) {
+            guard let connection = state.connections[socket] else { return }
+            switch connection.phase {
+            case .idle:
+                close(socket, &state)  // bytes nobody asked for, or the server's close
+            case .connecting(let job):
+                let error = nl_socket_error(socket)
+                guard error == 0 else {
+                    close(socket, &state)
+                    state.sockets[job.id] = nil
+                    job.answer(.failure(connectionError(error, job)))
+                    startWaiting(for: connection.endpoint, &state)
+                    return
+                }
+                begin(job, on: socket, reused: false, &state)
+            case .busy:
+                if events & 2 != 0 { write(socket, &state) }
+                if events & 5 != 0 { read(socket, &state) }
+            }
+        }
+
+        /// Writes what the exchange has left to write, as far as the socket takes it.
+        private func write(_ socket: Int32, _ state: inout State) {
+            guard case .busy(let job, var exchange) = state.connections[socket]?.phase else { return }
+            while !exchange.unwritten.isEmpty {
+                let range = exchange.unwritten
+                let sent = exchange.request.withUnsafeBytes {
+                    Glibc.send(socket, $0.baseAddress! + range.lowerBound, range.count, Int32(MSG_NOSIGNAL))
+                }
+                if sent > 0 {
+                    exchange.wrote(sent)
+                    continue
+                }
+                let code = errno
+                if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) { break }
+                state.connections[socket]?.phase = .busy(job, exchange)
+                if let outcome = exchange.writeFailed(errno: code) { end(socket, outcome, &state) }
+                return
+            }
+            state.connections[socket]?.phase = .busy(job, exchange)
+            _ = nl_poll_watch(set, socket, exchange.unwritten.isEmpty ? 0 : 1)
+        }
+
+        /// Reads what arrived and hands it to the exchange.
+        private func read(_ socket: Int32, _ state: inout State) {
+            guard case .busy(let job, var exchange) = state.connections[socket]?.phase else { return }
+            let capacity = state.buffer.count
+            while true {
+                let received = state.buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, capacity, 0) }
+                let code = errno
+                var outcome: HTTP1Exchange.Outcome?
+                if received > 0 {
+                    outcome = state.buffer.withUnsafeBytes {
+                        exchange.received(UnsafeRawBufferPointer(rebasing: $0[..<received]))
+                    }
+                } else if received < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) {
+                    break
+                } else {
+                    outcome = exchange.closed()
+                }
+                state.connections[socket]?.phase = .busy(job, exchange)
+                if let outcome {
+                    end(socket, outcome, &state)
+                    return
+                }
+                if received < capacity { break }  // drained, most likely: the set says when more comes
+            }
+        }
+
+        /// Acts on how the exchange on `socket` ended.
+        private func end(_ socket: Int32, _ outcome: HTTP1Exchange.Outcome, _ state: inout State) {
+            guard let connection = state.connections[socket], case .busy(let job, let exchange) = connection.phase
+            else { return }
+            state.sockets[job.id] = nil
+            switch outcome {
+            case .response(let keepsConnection):
+                let head = exchange.head
+                let response = ResponseHead(
+                    url: job.url, statusCode: head.statusCode ?? 0, httpVersion: head.httpVersion, fields: head.fields)
+                job.answer(.success((exchange.body, response)))
+                if keepsConnection {
+                    release(socket, &state)
+                } else {
+                    close(socket, &state)
+                    startWaiting(for: connection.endpoint, &state)
+                }
+            case .retryOnFreshConnection:
+                close(socket, &state)
+                connect(job, &state)
+            case .failed(let failure):
+                close(socket, &state)
+                job.answer(.failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)))
+                startWaiting(for: connection.endpoint, &state)
+            }
+        }
+
+        /// Gives a connection whose exchange ended to the next job waiting for its endpoint, or keeps it idle.
+        private func release(_ socket: Int32, _ state: inout State) {
+            guard let endpoint = state.connections[socket]?.endpoint else { return }
+            if var waiting = state.waiting[endpoint], !waiting.isEmpty {
+                let job = waiting.removeFirst()
+                state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
+                begin(job, on: socket, reused: true, &state)
+                return
+            }
+            state.connections[socket]?.phase = .idle
+            state.idle[endpoint, default: []].append(socket)
+            _ = nl_poll_watch(set, socket, 0)
+        }
+
+        /// Starts the next job waiting for `endpoint`, now that a connection to it closed.
+        private func startWaiting(for endpoint: HTTP1Endpoint, _ state: inout State) {
+            guard var waiting = state.waiting[endpoint], !waiting.isEmpty else { return }
+            let job = waiting.removeFirst()
+            state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
+            start(job, &state)
+        }
+
+        private func close(_ socket: Int32, _ state: inout State) {
+            guard let connection = state.connections.removeValue(forKey: socket) else { return }
+            _ = nl_poll_forget(set, socket)
+            _ = Glibc.close(socket)
+            state.open[connection.endpoint, default: 1] -= 1
+            state.idle[connection.endpoint]?.removeAll { $0 == socket }
+        }
+
+        private func cancel(_ id: Int, _ state: inout State) {
+            if let socket = state.sockets.removeValue(forKey: id), let endpoint = state.connections[socket]?.endpoint {
+                close(socket, &state)
+                startWaiting(for: endpoint, &state)
+                return
+            }
+            for (endpoint, jobs) in state.waiting where jobs.contains(where: { $0.id == id }) {
+                state.waiting[endpoint] = jobs.filter { $0.id != id }
+            }
+        }
+
+        private func stop(_ state: inout State) {
+            for connection in state.connections.values {
+                switch connection.phase {
+                case .connecting(let job), .busy(let job, _): job.answer(.failure(.cancelled))
+                case .idle: break
+                }
+                _ = Glibc.close(connection.socket)
+            }
+            for job in state.waiting.values.joined() { job.answer(.failure(.cancelled)) }
+            state = State()
+            _ = Glibc.close(wake)
+            _ = Glibc.close(set)
+        }
+
+        private func connectionError(_ code: Int32, _ job: HTTP1Job) -> NetworkError {
+            let reason = String(cString: strerror(code))
+            let address = "\(job.endpoint.address):\(job.endpoint.port)"
+            return NetworkError(
+                transportError: URLError(
+                    .cannotConnectToHost, description: "connecting to \(address) failed: \(reason)", url: job.url))
+        }
+    }
+#endif
