@@ -571,6 +571,10 @@ int nl_poll_forget(int set, int socket) { return epoll_ctl(set, EPOLL_CTL_DEL, s
 int nl_poll_wait(int set, int wake, int timeout_ms, int *sockets, int *events, int capacity) {
     struct epoll_event ready[64];
     int count = epoll_wait(set, ready, capacity < 64 ? capacity : 64, timeout_ms);
+    if (count < 0) {
+        if (errno != EINTR) usleep(10000);  // a broken set costs no spin
+        return 0;
+    }
     for (int index = 0; index < count; index++) {
         uint32_t bits = ready[index].events;
         sockets[index] = ready[index].data.fd;

@@ -593,21 +593,16 @@ import NetworkLayerSupport
             let requestTarget: String
 
             init?(_ url: URL) {
-                guard let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else { return nil }
+                guard let scheme = url.scheme?.lowercased(), let target = RequestTarget(url) else { return nil }
                 let secure: Bool
                 switch scheme {
                 case "ws", "http": secure = false
                 case "wss", "https": secure = true
                 default: return nil
                 }
-                let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-                authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+                authority = target.authority
                 curlURL = "\(secure ? "https" : "http")://\(authority)/"
-                // The path and query as written, percent-encoding kept (`URL.path` would decode "%20" to a space).
-                let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-                let encodedPath = components?.percentEncodedPath ?? ""
-                let path = encodedPath.isEmpty ? "/" : encodedPath
-                requestTarget = components?.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+                requestTarget = target.path
             }
         }
 

@@ -12,10 +12,12 @@ import NetworkLayerSupport
 ///
 /// The decisions are libcurl's where the package relies on them, and the package's where it is stricter:
 /// - a reused connection that closes or fails before any byte of the response came is no answer: the request goes
-///   again, once, on a fresh connection (the server closed the idle connection as the request went out);
+///   again, once, on a fresh connection (the server closed the idle connection as the request went out), whatever
+///   its method, as libcurl does: its body is in memory;
 /// - a body past the size limit, announced or counted, ends the exchange (``ResponseSizeLimit``);
 /// - the connection carries the next request only if the response ended by its framing and said so
-///   (``HTTP1ResponseParser/keepsConnection``), the whole request went out first, and no byte came after it;
+///   (``HTTP1ResponseParser/keepsConnection``), the request did not ask to close it, the whole request went out
+///   first, and no byte came after it;
 /// - a response that arrives before the whole request went out (a `413` to a large body) is read and delivered,
 ///   and the rest of the request is not sent.
 struct HTTP1Exchange {
@@ -45,6 +47,8 @@ struct HTTP1Exchange {
 
     /// The request's bytes: the head, then the body.
     let request: [UInt8]
+    /// Whether the request asked to close the connection after its response.
+    private let requestClosesConnection: Bool
     /// Whether the exchange runs on a connection that carried an earlier one.
     let onReusedConnection: Bool
     private let maximumResponseSize: Int
@@ -57,6 +61,7 @@ struct HTTP1Exchange {
     /// An exchange of `head` and `body` on a fresh connection or a reused one.
     init(head: HTTP1RequestHead, body: Data, onReusedConnection: Bool, maximumResponseSize: Int, headLimit: Int) {
         request = head.bytes + body
+        requestClosesConnection = head.closesConnection
         self.onReusedConnection = onReusedConnection
         self.maximumResponseSize = maximumResponseSize
         parser = HTTP1ResponseParser(headLimit: headLimit, requestWasHEAD: head.method == "HEAD")
@@ -65,8 +70,9 @@ struct HTTP1Exchange {
     /// The response's head, complete once ``received(_:)`` answered ``Outcome/response(keepsConnection:)``.
     var head: HeaderBlock { parser.head }
 
-    /// The part of ``request`` still to write: none once the response has begun.
-    var unwritten: Range<Int> { parser.receivedAnything ? request.count..<request.count : written..<request.count }
+    /// The part of ``request`` still to write: none once the final response has begun (an interim `100 Continue`
+    /// asks for the rest).
+    var unwritten: Range<Int> { parser.finalResponseBegan ? request.count..<request.count : written..<request.count }
 
     /// Notes that `count` more bytes of the request went out.
     mutating func wrote(_ count: Int) {
@@ -95,7 +101,9 @@ struct HTTP1Exchange {
                     body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
                     offset = range.upperBound
                 case .end(let next):
-                    let keeps = parser.keepsConnection && next == bytes.count && written == request.count
+                    let keeps =
+                        parser.keepsConnection && next == bytes.count && written == request.count
+                        && !requestClosesConnection
                     return .response(keepsConnection: keeps)
                 }
             }

@@ -38,9 +38,16 @@ import NetworkLayerSupport
             case stop
         }
 
+        /// The commands not yet taken, and whether the loop has stopped (then nothing is taken any more, and its
+        /// descriptors are closed: only under this lock are they woken or closed).
+        private struct Inbox {
+            var commands: [Command] = []
+            var stopped = false
+        }
+
         private let set: Int32
         private let wake: Int32
-        private let inbox = Locked<[Command]>([])
+        private let inbox = Locked(Inbox())
         private let connectionsPerEndpoint: Int
         private let maximumResponseSize: Int
         private let maximumHeaderSize: Int
@@ -69,19 +76,26 @@ import NetworkLayerSupport
             hand(.send(job))
         }
 
-        /// Ends the job `id` if it has not ended: its connection is closed, and its answer is not called.
+        /// Ends the job `id` unless it has ended by the time the loop takes the cancellation: its connection is
+        /// closed, and its answer is not called any more.
         func cancel(_ id: Int) {
             hand(.cancel(id))
         }
 
-        /// Stops the thread: every job not yet answered is answered `.cancelled`, every connection closed.
+        /// Stops the thread: every job not yet answered is answered `.cancelled`, every connection closed; a job
+        /// handed over afterwards is answered `.cancelled` at once.
         func shutDown() {
             hand(.stop)
         }
 
         private func hand(_ command: Command) {
-            inbox.withLock { $0.append(command) }
-            nl_poll_wake(wake)
+            let taken = inbox.withLock { inbox in
+                guard !inbox.stopped else { return false }
+                inbox.commands.append(command)
+                nl_poll_wake(wake)
+                return true
+            }
+            if !taken, case .send(let job) = command { job.answer(.failure(.cancelled)) }
         }
 
         // MARK: The loop's thread
@@ -118,16 +132,17 @@ import NetworkLayerSupport
                 for index in 0..<max(0, Int(count)) where sockets[index] >= 0 {
                     act(on: sockets[index], events: events[index], &state)
                 }
-                let commands = inbox.withLock { commands in
-                    let taken = commands
-                    commands.removeAll()
+                let commands = inbox.withLock { inbox in
+                    let taken = inbox.commands
+                    inbox.commands.removeAll()
                     return taken
                 }
-                for command in commands {
+                for (index, command) in commands.enumerated() {
                     switch command {
                     case .send(let job): start(job, &state)
                     case .cancel(let id): cancel(id, &state)
                     case .stop:
+                        for case .send(let job) in commands[(index + 1)...] { job.answer(.failure(.cancelled)) }
                         stop(&state)
                         return
                     }
@@ -136,9 +151,16 @@ import NetworkLayerSupport
         }
 
         private func start(_ job: HTTP1Job, _ state: inout State) {
-            if let socket = state.idle[job.endpoint]?.popLast() {
+            while let socket = state.idle[job.endpoint]?.popLast() {
+                // What arrived since the loop last looked (after its wait returned) would be read as the response.
+                guard CurlConnectionCheck.waitingInput(at: socket) == .nothing else {
+                    close(socket, &state)
+                    continue
+                }
                 begin(job, on: socket, reused: true, &state)
-            } else if state.open[job.endpoint, default: 0] < connectionsPerEndpoint {
+                return
+            }
+            if state.open[job.endpoint, default: 0] < connectionsPerEndpoint {
                 connect(job, &state)
             } else {
                 state.waiting[job.endpoint, default: []].append(job)
@@ -146,7 +168,9 @@ import NetworkLayerSupport
         }
 
         private func connect(_ job: HTTP1Job, _ state: inout State) {
-            let socket = nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port))
+            let socket =
+                (0...65535).contains(job.endpoint.port)
+                ? nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port)) : -EINVAL
             guard socket >= 0 else {
                 job.answer(.failure(connectionError(-socket, job)))
                 startWaiting(for: job.endpoint, &state)  // no connection will free up for them otherwise
@@ -155,7 +179,24 @@ import NetworkLayerSupport
             state.open[job.endpoint, default: 0] += 1
             state.connections[socket] = Connection(socket: socket, endpoint: job.endpoint, phase: .connecting(job))
             state.sockets[job.id] = socket
-            _ = nl_poll_watch(set, socket, 1)
+            watch(socket, writable: true, &state)
+        }
+
+        /// Watches `socket` for reading, and for writing too when `writable`; a set that refuses it (out of memory,
+        /// the system's limit) fails the job there, which would otherwise wait for ever.
+        private func watch(_ socket: Int32, writable: Bool, _ state: inout State) {
+            guard nl_poll_watch(set, socket, writable ? 1 : 0) != 0, let connection = state.connections[socket] else {
+                return
+            }
+            let code = errno
+            close(socket, &state)
+            switch connection.phase {
+            case .connecting(let job), .busy(let job, _):
+                state.sockets[job.id] = nil
+                job.answer(.failure(connectionError(code, job)))
+            case .idle: break
+            }
+            startWaiting(for: connection.endpoint, &state)
         }
 
         private func begin(_ job: HTTP1Job, on socket: Int32, reused: Bool, _ state: inout State) {
@@ -202,12 +243,19 @@ import NetworkLayerSupport
                 }
                 let code = errno
                 if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) { break }
+                // The server may have answered and closed (a 413 to a large body): what it sent is read first.
                 state.connections[socket]?.phase = .busy(job, exchange)
-                if let outcome = exchange.writeFailed(errno: code) { end(socket, outcome, &state) }
+                read(socket, &state)
+                guard case .busy(let current, var unread) = state.connections[socket]?.phase, current.id == job.id
+                else { return }  // the read ended the exchange
+                if let outcome = unread.writeFailed(errno: code) {
+                    state.connections[socket]?.phase = .busy(job, unread)
+                    end(socket, outcome, &state)
+                }
                 return
             }
             state.connections[socket]?.phase = .busy(job, exchange)
-            _ = nl_poll_watch(set, socket, exchange.unwritten.isEmpty ? 0 : 1)
+            watch(socket, writable: !exchange.unwritten.isEmpty, &state)
         }
 
         /// Reads what arrived and hands it to the exchange.
@@ -269,12 +317,17 @@ import NetworkLayerSupport
             if var waiting = state.waiting[endpoint], !waiting.isEmpty {
                 let job = waiting.removeFirst()
                 state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
+                guard CurlConnectionCheck.waitingInput(at: socket) == .nothing else {
+                    close(socket, &state)
+                    connect(job, &state)
+                    return
+                }
                 begin(job, on: socket, reused: true, &state)
                 return
             }
             state.connections[socket]?.phase = .idle
             state.idle[endpoint, default: []].append(socket)
-            _ = nl_poll_watch(set, socket, 0)
+            watch(socket, writable: false, &state)
         }
 
         /// Starts the next job waiting for `endpoint`, now that a connection to it closed.
@@ -314,8 +367,14 @@ import NetworkLayerSupport
             }
             for job in state.waiting.values.joined() { job.answer(.failure(.cancelled)) }
             state = State()
-            _ = Glibc.close(wake)
-            _ = Glibc.close(set)
+            let left = inbox.withLock { inbox in
+                inbox.stopped = true
+                _ = Glibc.close(wake)
+                _ = Glibc.close(set)
+                defer { inbox.commands.removeAll() }
+                return inbox.commands
+            }
+            for case .send(let job) in left { job.answer(.failure(.cancelled)) }
         }
 
         private func connectionError(_ code: Int32, _ job: HTTP1Job) -> NetworkError {

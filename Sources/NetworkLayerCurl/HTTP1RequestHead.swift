@@ -9,7 +9,7 @@ import NetworkLayerCore
 /// checked: what libcurl would send for it over plain `http`, field for field.
 ///
 /// The request line has the URL's path and query as the URL spells them (`/` for none; never the fragment), then
-/// `Host` (with the port when it is not 80) unless the request names its own, the request's fields in their order,
+/// `Host` (with the port when it is not 80) unless the request names its own, the request's fields,
 /// `Accept: */*` and the engine's `Accept-Encoding` unless the request sets them, and `Content-Length` for a body or
 /// a `POST` (0 for an empty one). Nothing else: no `Expect`, no `User-Agent`, no `Connection`. The body's framing is
 /// the engine's: a `Content-Length` or `Transfer-Encoding` the request names is left out, never sent beside it.
@@ -18,26 +18,25 @@ struct HTTP1RequestHead {
     let method: String
     /// The head's bytes, the blank line that ends it included.
     let bytes: [UInt8]
+    /// Whether the request asks to close the connection after its response (`Connection: close`), so that no
+    /// other request may follow it there (RFC 9112 section 9.6).
+    let closesConnection: Bool
 
     /// The head for `request` (whose method, fields and URL `RequestRules` checked), sent with `method` (a redirect's
     /// may differ from the request's) and `bodyLength` bytes of body; `acceptEncoding` is what the engine decodes.
     init?(_ request: URLRequest, method: String, bodyLength: Int, acceptEncoding: String?) {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            var host = components.percentEncodedHost, !host.isEmpty
-        else { return nil }
-        if host.contains(":") && !host.hasPrefix("[") { host = "[\(host)]" }  // an IPv6 literal
-        var target = components.percentEncodedPath
-        if target.isEmpty { target = "/" }
-        if let query = components.percentEncodedQuery { target += "?\(query)" }
+        guard let target = request.url.flatMap(RequestTarget.init) else { return nil }
         self.method = method
-        var head = "\(method) \(target) HTTP/1.1\r\n"
+        var head = "\(method) \(target.path) HTTP/1.1\r\n"
         let fields = request.allHTTPHeaderFields ?? [:]
         func has(_ name: String) -> Bool { fields.keys.contains { HeaderFields.sameName($0, name) } }
-        if !has("Host") {
-            head +=
-                components.port.map { $0 == 80 ? "Host: \(host)\r\n" : "Host: \(host):\($0)\r\n" }
-                ?? "Host: \(host)\r\n"
+        closesConnection = fields.contains { name, value in
+            HeaderFields.sameName(name, "Connection")
+                && value.split(separator: ",").contains {
+                    HeaderFields.sameName($0.trimmingCharacters(in: .whitespaces).utf8, "close".utf8)
+                }
         }
+        if !has("Host") { head += "Host: \(target.port == 80 ? target.host : target.authority)\r\n" }
         for (name, value) in fields
         where !HeaderFields.sameName(name, "Content-Length") && !HeaderFields.sameName(name, "Transfer-Encoding") {
             head += "\(name): \(value)\r\n"

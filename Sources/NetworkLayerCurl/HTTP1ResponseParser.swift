@@ -80,6 +80,8 @@ struct HTTP1ResponseParser {
     private var sawFinalCR = false
     /// Whether any byte of the response has arrived.
     private(set) var receivedAnything = false
+    /// The trailers' bytes so far, which count against the head's limit.
+    private var trailerBytes = 0
 
     /// A parser for the response to one request; `headLimit` bounds the head, interim heads and trailers together.
     init(headLimit: Int, requestWasHEAD: Bool = false) {
@@ -90,11 +92,16 @@ struct HTTP1ResponseParser {
     /// Whether the response has ended.
     var isComplete: Bool { stage == .ended }
 
+    /// Whether the final (not 1xx) response's status line has arrived.
+    var finalResponseBegan: Bool { head.statusCode.map { $0 >= 200 } ?? false }
+
     /// Whether the connection may carry another request after this response: it ended, by its framing rather than
     /// by the connection closing, and neither side of the version asked to close (HTTP/1.1 keeps a connection unless
     /// `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`).
     var keepsConnection: Bool {
         guard isComplete, framing != .untilClose else { return false }
+        // HTTP/1.0 knows no transfer coding: its framing is faulty (RFC 9112 section 6.1), the connection is not kept.
+        if head.httpVersion == "HTTP/1.0" && head.value(ofField: "transfer-encoding") != nil { return false }
         let connection = head.value(ofField: "connection")
         if head.httpVersion == "HTTP/1.1" { return !Self.list(connection, contains: "close") }
         return head.httpVersion == "HTTP/1.0" && Self.list(connection, contains: "keep-alive")
@@ -179,7 +186,7 @@ struct HTTP1ResponseParser {
         if stage == .chunkSize {
             guard length <= Self.maximumChunkLineLength else { throw .malformedChunk }
         } else {
-            guard length <= head.limit - head.bytes else { throw .head(.tooLarge(limit: head.limit)) }
+            guard length <= head.limit - head.bytes - trailerBytes else { throw .head(.tooLarge(limit: head.limit)) }
         }
         if newline != nil && partialLine.isEmpty { return .some(start..<index) }
         partialLine.append(contentsOf: bytes[start..<index])
@@ -188,12 +195,17 @@ struct HTTP1ResponseParser {
 
     /// Acts on one complete line (with its line break); an event when the line completes something.
     private mutating func take(_ line: UnsafeRawBufferPointer, endingAt offset: Int) throws(Violation) -> Event? {
+        // A CR anywhere but right before the LF (RFC 9112 section 2.2): a reader that ends lines at a lone CR would
+        // frame the response differently.
+        let contentEnd = line.count >= 2 && line[line.count - 2] == 13 ? line.count - 2 : line.count - 1
+        if line[..<contentEnd].contains(13) { throw stage == .chunkSize ? .malformedChunk : .head(.malformedLine) }
         switch stage {
         case .statusLine:
             guard line.starts(with: Self.httpPrefix) else { throw .malformedStatusLine }
             try takeHeadLine(line)
             stage = .fields
         case .fields:
+            try Self.checkFieldLine(line, contentEnd: contentEnd)
             try takeHeadLine(line)
             guard Self.isBlank(line) else { return nil }
             guard let status = head.statusCode, head.isComplete else {
@@ -213,11 +225,14 @@ struct HTTP1ResponseParser {
             let size = try Self.chunkSize(line)
             stage = size == 0 ? .trailers : .chunkData(left: size)
         case .trailers:
-            try takeHeadLine(line)  // trailers count against the head's limit and are not kept
+            // Trailers count against the head's limit and are not kept; they never touch the head.
+            trailerBytes += line.count
             if Self.isBlank(line) {
                 stage = .ended
                 return .end(offset: offset)
             }
+            try Self.checkFieldLine(line, contentEnd: contentEnd)
+            guard line[..<contentEnd].contains(UInt8(ascii: ":")) else { throw .head(.malformedLine) }
         default:
             break
         }
@@ -245,6 +260,19 @@ struct HTTP1ResponseParser {
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
+
+    /// Refuses what no field line may be: a status line (a second response inside a head, or in the trailers), a
+    /// line folded onto the one before (obsolete line folding), or a space before the colon (RFC 9112 section 5.1:
+    /// `Content-Length : 5` would hide the length from a rule that looks for the name).
+    private static func checkFieldLine(_ line: UnsafeRawBufferPointer, contentEnd: Int) throws(Violation) {
+        guard contentEnd > 0 else { return }  // the blank line
+        if line.starts(with: httpPrefix) || line[0] == 32 || line[0] == 9 { throw .head(.malformedLine) }
+        if let colon = line[..<contentEnd].firstIndex(of: UInt8(ascii: ":")), colon > 0,
+            line[colon - 1] == 32 || line[colon - 1] == 9
+        {
+            throw .head(.malformedLine)
+        }
+    }
 
     /// Whether a comma-separated field value has `token`, in any case.
     private static func list(_ value: String?, contains token: String) -> Bool {

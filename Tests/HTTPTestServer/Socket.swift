@@ -121,3 +121,36 @@ package enum Socket {
 #else
     private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
 #endif
+
+/// A loopback port that refuses every connection for as long as this lives: bound, never listening, so that no other
+/// test's server can be given the port meanwhile (a stopped server's port can be, and then answers).
+public final class RefusingPort: Sendable {
+    /// The port.
+    public let port: Int
+    private let fd: Int32
+
+    /// Binds a socket to 127.0.0.1 and a port the kernel picks.
+    public init() throws {
+        let fd = socket(AF_INET, Socket.streamType, 0)
+        guard fd >= 0 else { throw Socket.Failure(call: "socket", code: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw Socket.Failure(call: "bind", code: errno)
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        close(fd)
+    }
+}

@@ -211,8 +211,9 @@ int nl_poll_watch(int set, int socket, int writable);
 /// Stops watching `socket` (before it is closed).
 int nl_poll_forget(int set, int socket);
 /// Waits up to `timeout_ms` (-1: no limit) and writes up to `capacity` ready sockets with their readiness (reading 1,
-/// writing 2, an error or hang-up 4); returns how many, or -1. A wake-up of `wake` (the set's eventfd) is consumed
-/// and reported as socket -1.
+/// writing 2, an error or hang-up 4); returns how many (0 after an interruption, or after a pause of 10 ms when the
+/// set fails, so that a broken set costs no spin). A wake-up of `wake` (the set's eventfd) is consumed and reported
+/// as socket -1.
 int nl_poll_wait(int set, int wake, int timeout_ms, int *sockets, int *events, int capacity);
 /// Ends the current or the next wait of the set whose eventfd is `wake`; callable from any thread.
 void nl_poll_wake(int wake);

@@ -15,9 +15,11 @@
             method: String = "GET",
             body: String = "",
             reused: Bool = false,
-            limit: Int = 1024
+            limit: Int = 1024,
+            fields: [String: String] = [:]
         ) -> HTTP1Exchange {
-            let request = URLRequest(url: URL(string: "http://127.0.0.1:8080/x")!)
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:8080/x")!)
+            for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
             let head = HTTP1RequestHead(request, method: method, bodyLength: body.utf8.count, acceptEncoding: nil)!
             return HTTP1Exchange(
                 head: head, body: Data(body.utf8), onReusedConnection: reused, maximumResponseSize: limit,
@@ -92,6 +94,27 @@
                     == .response(keepsConnection: false))
             #expect(early.unwritten.isEmpty)
             #expect(early.head.statusCode == 413)
+        }
+
+        @Test func anInterimResponseLetsTheRestOfTheRequestGo() {
+            var sent = exchange(
+                method: "POST", body: String(repeating: "x", count: 100), fields: ["Expect": "100-continue"])
+            sent.wrote(10)
+            #expect(receive("HTTP/1.1 100 Continue\r\n\r\n", into: &sent) == nil)
+            #expect(sent.unwritten == 10..<sent.request.count)
+            #expect(sent.writeFailed(errno: 104) == nil)  // the reads end it: a response has begun
+            sent.wrote(sent.request.count)
+            #expect(
+                receive("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", into: &sent) == .response(keepsConnection: true)
+            )
+        }
+
+        @Test func aRequestThatAsksToCloseTheConnectionDoesNotKeepIt() {
+            var closing = exchange(fields: ["Connection": "Keep-Alive, Close"])
+            closing.wrote(closing.request.count)
+            #expect(
+                receive("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", into: &closing)
+                    == .response(keepsConnection: false))
         }
 
         @Test func bytesAfterTheResponseOrAMalformedOneCloseTheConnection() {

@@ -88,6 +88,24 @@
             #expect(server.acceptedConnections == 2)
         }
 
+        @Test func aReusedConnectionClosedWithoutAnAnswerSendsTheRequestOnceMoreOnAFreshOne() async throws {
+            let flakyCalls = Locked(0)
+            let server = try TestHTTPServer { request in
+                guard request.path == "/flaky" else { return .json("1") }
+                let call = flakyCalls.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return call == 1 ? .close : .json("\"second try\"")
+            }
+            let loop = try makeLoop(connections: 1)
+            defer { loop.shutDown() }
+            #expect(text(await get(loop, server, "first")) == "1")
+            #expect(text(await get(loop, server, "flaky")) == "\"second try\"")
+            #expect(server.acceptedConnections == 2)
+            #expect(server.requests.map(\.path) == ["/first", "/flaky", "/flaky"])
+        }
+
         @Test func bytesOnAnIdleConnectionAreNeverTheNextResponse() async throws {
             let injected = Locked(false)
             let stale = Data("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale".utf8)
@@ -127,16 +145,51 @@
         }
 
         @Test func aRefusedConnectionFailsEveryJobWaitingForIt() async throws {
-            let server = try TestHTTPServer { _ in .close }
-            server.stop()
-            try await waitUntil { server.isClosed }
+            let refusing = try RefusingPort()
             let loop = try makeLoop(connections: 1)
             defer { loop.shutDown() }
+            let url = URL(string: "http://127.0.0.1:\(refusing.port)/r")!
+            let head = HTTP1RequestHead(URLRequest(url: url), method: "GET", bodyLength: 0, acceptEncoding: nil)!
             let failures = await withTaskGroup(of: NetworkError.TransportFailure?.self) { group in
-                for index in 0..<3 { group.addTask { failure(await get(loop, server, "r\(index)")) } }
+                for id in 1...3 {
+                    group.addTask {
+                        failure(
+                            await withCheckedContinuation { continuation in
+                                loop.send(
+                                    HTTP1Job(
+                                        id: id, endpoint: HTTP1Endpoint(address: "127.0.0.1", port: refusing.port),
+                                        url: url, head: head, body: Data()
+                                    ) { continuation.resume(returning: $0) })
+                            })
+                    }
+                }
                 return await group.reduce(into: []) { $0.append($1) }
             }
             #expect(failures == [.cannotConnect, .cannotConnect, .cannotConnect])
+            withExtendedLifetime(refusing) {}
+        }
+
+        @Test func aCancelledWaitingJobIsNeverStartedNorAnswered() async throws {
+            let server = try TestHTTPServer { _ in .hang }
+            let loop = try makeLoop(connections: 1)
+            let answered = Locked<[String]>([])
+            let first = job(server, "first") { _ in answered.withLock { $0.append("first") } }
+            let second = job(server, "second") { _ in answered.withLock { $0.append("second") } }
+            loop.send(first)
+            loop.send(second)
+            try await waitUntil { server.requests.count == 1 }
+            loop.cancel(second.id)
+            loop.shutDown()  // answers every job it still has: the first, not the cancelled second
+            try await waitUntil { answered.withLock { !$0.isEmpty } }
+            #expect(answered.withLock { $0 } == ["first"])
+            #expect(server.requests.map(\.path) == ["/first"])
+            let late = await withCheckedContinuation { continuation in
+                loop.send(job(server, "late") { continuation.resume(returning: $0) })
+            }
+            guard case .failure(.cancelled) = late else {
+                Issue.record("a job handed to a stopped loop: \(late)")
+                return
+            }
         }
 
         @Test func aCancelledJobClosesItsConnectionAndIsNotAnswered() async throws {

@@ -155,6 +155,8 @@
             ("HTTP/1.1 200 OK\r\nConnection: Keep-Alive, Close\r\nContent-Length: 0\r\n\r\n", false),
             ("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false),
             ("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", true),
+            // HTTP/1.0 knows no transfer coding: the framing is faulty, and the connection is not kept.
+            ("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false),
         ])
         func theConnectionIsKeptAsTheVersionAndConnectionFieldSay(head: String, keeps: Bool) {
             let parsed = ParsedResponse.parseEveryWay(head)
@@ -180,6 +182,17 @@
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5 x\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000000\r\n", .malformedChunk),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", .malformedChunk),
+            // A second status line inside a head, or in the trailers, never restarts the response.
+            ("HTTP/1.1 200 OK\r\nX-A: 1\r\nHTTP/1.1 500 Oops\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nHTTP/1.1 500 X\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nno colon\r\n\r\n", .head(.malformedLine)),
+            // A CR that does not end a line, a folded line, a space before the colon.
+            ("HTTP/1.1 200 OK\r\r\nContent-Length: 0\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 0\r\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n", .head(.malformedLine)),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a\rb\r\n", .malformedChunk),
         ])
         func malformedResponsesAreRefusedWithTheReason(text: String, violation: HTTP1ResponseParser.Violation) {
             let parsed = ParsedResponse.parseEveryWay(text)
