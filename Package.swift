@@ -55,7 +55,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayerCurl",
-            dependencies: ["NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSocketFraming", "CCurl"],
+            dependencies: [
+                "NetworkLayerCore", "NetworkLayerSupport", "NetworkLayerWebSocketFraming", "CCurl", "CZlib",
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "NetworkLayer",

@@ -14,7 +14,8 @@ import NetworkLayerSupport
 /// - a reused connection that closes or fails before any byte of the response came is no answer: the request goes
 ///   again, once, on a fresh connection (the server closed the idle connection as the request went out), whatever
 ///   its method, as libcurl does: its body is in memory;
-/// - a body past the size limit, announced or counted, ends the exchange (``ResponseSizeLimit``);
+/// - a `gzip` or `deflate` body is decoded as it arrives (``HTTP1ContentDecoder``), and a body past the size limit,
+///   announced or counted after decoding, ends the exchange (``ResponseSizeLimit``);
 /// - the connection carries the next request only if the response ended by its framing and said so
 ///   (``HTTP1ResponseParser/keepsConnection``), the request did not ask to close it, the whole request went out
 ///   first, and no byte came after it;
@@ -43,6 +44,8 @@ struct HTTP1Exchange {
         case noResponse
         /// Writing the request failed with this `errno`.
         case writeFailed(Int32)
+        /// The body's content coding cannot be undone.
+        case undecodable(HTTP1ContentDecoder.Failure)
     }
 
     /// The request's bytes: the head, then the body.
@@ -55,8 +58,10 @@ struct HTTP1Exchange {
     private var parser: HTTP1ResponseParser
     /// How many bytes of ``request`` went out.
     private(set) var written = 0
-    /// The body as it arrived.
+    /// The body as it arrived, its content coding undone.
     private(set) var body = Data()
+    /// What undoes the body's content coding, if it has one.
+    private var decoder: HTTP1ContentDecoder?
 
     /// An exchange of `head` and `body` on a fresh connection or a reused one.
     init(head: HTTP1RequestHead, body: Data, onReusedConnection: Bool, maximumResponseSize: Int, headLimit: Int) {
@@ -93,14 +98,20 @@ struct HTTP1Exchange {
                     {
                         return .failed(.tooLarge(announced: announced))
                     }
+                    if parser.framing != Optional.some(.none) {
+                        do throws(HTTP1ContentDecoder.Failure) {
+                            decoder = try HTTP1ContentDecoder.make(
+                                for: parser.head.value(ofField: "content-encoding"), limit: maximumResponseSize)
+                        } catch {
+                            return .failed(.undecodable(error))
+                        }
+                    }
                     offset = next
                 case .body(let range):
-                    guard body.count + range.count <= maximumResponseSize else {
-                        return .failed(.tooLarge(announced: nil))
-                    }
-                    body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                    if let failure = take(UnsafeRawBufferPointer(rebasing: bytes[range])) { return .failed(failure) }
                     offset = range.upperBound
                 case .end(let next):
+                    if let failure = finishBody() { return .failed(failure) }
                     let keeps =
                         parser.keepsConnection && next == bytes.count && written == request.count
                         && !requestClosesConnection
@@ -117,11 +128,39 @@ struct HTTP1Exchange {
         if onReusedConnection && !parser.receivedAnything { return .retryOnFreshConnection }
         do throws(HTTP1ResponseParser.Violation) {
             try parser.closed()
+            if let failure = finishBody() { return .failed(failure) }
             return .response(keepsConnection: false)
         } catch .closedEarly(receivedAnything: false) {
             return .failed(.noResponse)
         } catch {
             return .failed(.connectionLost(inHead: !parser.head.isComplete))
+        }
+    }
+
+    /// Adds body bytes as they came, decoded if the body is coded; the failure that ends the exchange, if any.
+    private mutating func take(_ bytes: UnsafeRawBufferPointer) -> Failure? {
+        guard let decoder else {
+            guard body.count + bytes.count <= maximumResponseSize else { return .tooLarge(announced: nil) }
+            body.append(contentsOf: bytes)
+            return nil
+        }
+        do throws(HTTP1ContentDecoder.Failure) {
+            try decoder.decode(bytes, into: &body)
+            return nil
+        } catch .tooLarge {
+            return .tooLarge(announced: nil)
+        } catch {
+            return .undecodable(error)
+        }
+    }
+
+    /// Checks that a coded body's stream ended with the body.
+    private func finishBody() -> Failure? {
+        do throws(HTTP1ContentDecoder.Failure) {
+            try decoder?.finish()
+            return nil
+        } catch {
+            return .undecodable(error)
         }
     }
 
@@ -159,6 +198,9 @@ extension HTTP1Exchange.Failure {
             NetworkError(
                 transportError: URLError(
                     .networkConnectionLost, description: "sending the request failed (errno \(code))", url: url))
+        case .undecodable(let failure):
+            NetworkError(
+                transportError: URLError(.cannotDecodeContentData, description: failure.description, url: url))
         }
     }
 }

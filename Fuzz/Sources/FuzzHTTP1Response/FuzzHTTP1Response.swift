@@ -85,5 +85,30 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         precondition(single == whole, "a byte at a time changed the outcome")
     }
     precondition(whole.body.count + whole.bytesAfter.count <= bytes.count, "more bytes out than in")
+    // The body read as each content coding: whole and in two pieces, the same decoded bytes and the same failure,
+    // never more than the limit.
+    for coding in ["gzip", "deflate"] {
+        let decoded = decode(whole.body, as: coding, cut: cut, limit: limit * 64)
+        precondition(decoded == decode(whole.body, as: coding, cut: 0, limit: limit * 64), "the cut changed \(coding)")
+    }
     return 0
+}
+
+/// `body` decoded as `coding`, fed in two pieces cut at `cut`; the decoded bytes or the failure.
+private func decode(_ body: [UInt8], as coding: String, cut: Int, limit: Int) -> String {
+    guard let decoder = try? HTTP1ContentDecoder.make(for: coding, limit: limit) else { return "unavailable" }
+    var decoded = Data()
+    let split = min(cut, body.count)
+    for piece in [body[..<split], body[split...]] {
+        let outcome = Array(piece).withUnsafeBytes { bytes in
+            Result { () throws(HTTP1ContentDecoder.Failure) in try decoder.decode(bytes, into: &decoded) }
+        }
+        if case .failure(let failure) = outcome { return "failed: \(failure)" }
+        precondition(decoded.count <= limit, "decoded past the limit")
+    }
+    if case .failure(let failure) = Result(catching: { () throws(HTTP1ContentDecoder.Failure) in try decoder.finish() })
+    {
+        return "failed: \(failure) after \(decoded.count)"
+    }
+    return "decoded \(decoded.count): \(decoded.hashValue)"
 }

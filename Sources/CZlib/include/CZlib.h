@@ -1,5 +1,6 @@
-// zlib's raw DEFLATE, loaded at run time (libz.so.1 on Linux, the system's libz on Apple platforms), for WebSocket
-// permessage-deflate (RFC 7692): no header file and no link-time dependency.
+// zlib, loaded at run time (libz.so.1 on Linux, the system's libz on Apple platforms), for WebSocket
+// permessage-deflate (RFC 7692) and the gzip and deflate content codings of HTTP bodies: no header file and no
+// link-time dependency.
 #ifndef NL_CZLIB_H
 #define NL_CZLIB_H
 
@@ -15,6 +16,9 @@ const char *nl_zlib_error(void);
 void *nl_zlib_deflater(int window_bits);
 /// A raw DEFLATE decompressor with the largest window (2^15), which reads any window, or NULL.
 void *nl_zlib_inflater(void);
+/// A decompressor of a gzip (RFC 1952) or zlib (RFC 1950) stream, whichever header comes, with the largest window,
+/// for an HTTP body's content coding; or NULL. Freed and stepped as an inflater.
+void *nl_zlib_inflater_wrapped(void);
 
 /// One call of zlib's deflate (is_deflater 1) or inflate (0) over `input` into `output`. On return `*input_left` and
 /// `*output_left` are the bytes not consumed and the room not filled. `flush` is zlib's (0 none, 2 sync). Returns
