@@ -61,10 +61,11 @@ final class HTTP1ContentDecoder {
         if let stream { nl_zlib_free(stream, 0) }
     }
 
-    /// Decodes the next coded bytes onto `body`. Bytes after the end of the coded stream are left out, as
-    /// libcurl leaves them.
+    /// Decodes the next coded bytes onto `body`. A byte after the end of the coded stream (junk, or a second gzip
+    /// member) is refused, as libcurl refuses it.
     func decode(_ input: UnsafeRawBufferPointer, into body: inout Data) throws(Failure) {
-        guard !input.isEmpty, !ended else { return }
+        guard !input.isEmpty else { return }
+        guard !ended else { throw .malformed }
         receivedAnything = true
         if stream == nil {
             guard let first = firstByte else {
@@ -108,7 +109,9 @@ final class HTTP1ContentDecoder {
                 body.append(contentsOf: output[..<produced])
             }
             switch code {
-            case 1: ended = true  // Z_STREAM_END
+            case 1:  // Z_STREAM_END
+                ended = true
+                if offset < input.count { throw .malformed }
             case 0, -5:  // Z_OK, or Z_BUF_ERROR: no progress without more input or room
                 // A full output may hold more; otherwise everything given was taken.
                 if outputLeft != 0 && (offset == input.count || consumed == 0) { return }

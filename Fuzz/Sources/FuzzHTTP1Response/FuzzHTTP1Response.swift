@@ -110,5 +110,5 @@ private func decode(_ body: [UInt8], as coding: String, cut: Int, limit: Int) ->
     {
         return "failed: \(failure) after \(decoded.count)"
     }
-    return "decoded \(decoded.count): \(decoded.hashValue)"
+    return "decoded \(Array(decoded))"
 }

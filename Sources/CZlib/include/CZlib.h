@@ -27,7 +27,7 @@ int nl_zlib_step(void *stream, int is_deflater, const uint8_t *input, unsigned i
                  unsigned output_count, unsigned *input_left, unsigned *output_left, int flush);
 /// Forgets the stream's window and state, as a new message without context takeover needs.
 int nl_zlib_reset(void *stream, int is_deflater);
-/// Frees a stream made by `nl_zlib_deflater` or `nl_zlib_inflater`.
+/// Frees a stream made by `nl_zlib_deflater`, `nl_zlib_inflater` or `nl_zlib_inflater_wrapped`.
 void nl_zlib_free(void *stream, int is_deflater);
 
 #endif

@@ -52,10 +52,19 @@
             #expect(throws: HTTP1ContentDecoder.Failure.unsupported("gzip, gzip")) { try decode("gzip, gzip", []) }
         }
 
-        @Test func aMalformedOrCutStreamIsRefused() {
-            #expect(throws: HTTP1ContentDecoder.Failure.malformed) { try decode("gzip", [Array("not gzip".utf8)]) }
-            #expect(throws: HTTP1ContentDecoder.Failure.malformed) {
-                try decode("gzip", [Array(Self.gzip.dropLast(9))])
+        @Test func aMalformedCutOrOverlongStreamIsRefused() {
+            var wrongCheck = Self.gzip
+            wrongCheck[wrongCheck.count - 6] ^= 1  // the CRC-32
+            let cases: [(String, [[UInt8]])] = [
+                ("not gzip", [Array("not gzip".utf8)]), ("cut in the data", [Array(Self.gzip.dropLast(9))]),
+                ("cut in the trailer", [Array(Self.gzip.dropLast(4))]), ("a wrong CRC", [wrongCheck]),
+                ("junk after the stream", [Self.gzip + [0x00]]), ("junk in a later piece", [Self.gzip, [0x00]]),
+                ("a second member", [Self.gzip, Self.gzip]), ("deflate with junk after", [Self.zlib + [1, 2]]),
+            ]
+            for (name, chunks) in cases {
+                #expect(throws: HTTP1ContentDecoder.Failure.malformed, "\(name)") {
+                    try decode(name.hasPrefix("deflate") ? "deflate" : "gzip", chunks)
+                }
             }
         }
 
@@ -67,17 +76,19 @@
             let decoder = try #require(try HTTP1ContentDecoder.make(for: "gzip", limit: 10_000_000))
             var body = Data()
             var fed = 0
-            let pieces = [bomb.prefix] + Array(repeating: bomb.repeating, count: 1000)
-            let failure = pieces.lazy.compactMap { piece -> HTTP1ContentDecoder.Failure? in
+            var failure: HTTP1ContentDecoder.Failure?
+            for piece in [bomb.prefix] + Array(repeating: bomb.repeating, count: 1000) {
                 fed += piece.count
                 let outcome = piece.withUnsafeBytes { bytes in
                     Result { () throws(HTTP1ContentDecoder.Failure) in try decoder.decode(bytes, into: &body) }
                 }
-                guard case .failure(let failure) = outcome else { return nil }
-                return failure
-            }.first
+                if case .failure(let error) = outcome {
+                    failure = error
+                    break
+                }
+            }
             #expect(failure == .tooLarge)
-            #expect(body.count <= 10_000_000)
+            #expect(body.count <= 10_000_000 && body.count > 10_000_000 - 16 * 1024, "\(body.count) bytes decoded")
             #expect(fed < 200_000, "the limit is reached within the first pieces, not at the end of the bomb")
         }
 
@@ -97,6 +108,25 @@
             let short =
                 Array("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n".utf8) + Self.gzip[..<10]
             #expect(short.withUnsafeBytes { cut.received($0) } == .failed(.undecodable(.malformed)))
+            var untilClose = HTTP1Exchange(
+                head: head, body: Data(), onReusedConnection: false, maximumResponseSize: 1024, headLimit: 1024)
+            let open = Array("HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\n\r\n".utf8) + Self.zlib
+            #expect(open.withUnsafeBytes { untilClose.received($0) } == nil)
+            #expect(untilClose.closed() == .response(keepsConnection: false))
+            #expect(String(decoding: untilClose.body, as: UTF8.self) == Self.text)
+            var small = HTTP1Exchange(
+                head: head, body: Data(), onReusedConnection: false, maximumResponseSize: 10, headLimit: 1024)
+            #expect(open.withUnsafeBytes { small.received($0) } == .failed(.tooLarge(announced: nil)))
+            var unknown = HTTP1Exchange(
+                head: head, body: Data(), onReusedConnection: false, maximumResponseSize: 1024, headLimit: 1024)
+            let brotli = Array("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 1\r\n\r\nx".utf8)
+            #expect(brotli.withUnsafeBytes { unknown.received($0) } == .failed(.undecodable(.unsupported("br"))))
+            let headRequest = HTTP1RequestHead(request, method: "HEAD", bodyLength: 0, acceptEncoding: "gzip")!
+            var headOnly = HTTP1Exchange(
+                head: headRequest, body: Data(), onReusedConnection: false, maximumResponseSize: 1024, headLimit: 1024)
+            headOnly.wrote(headOnly.request.count)
+            let noBody = Array("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 99\r\n\r\n".utf8)
+            #expect(noBody.withUnsafeBytes { headOnly.received($0) } == .response(keepsConnection: true))
             let failure = HTTP1Exchange.Failure.undecodable(.malformed).error(url: nil, maximumResponseSize: 1024)
             guard case .transport(let kind, _) = failure else {
                 Issue.record("\(failure)")
