@@ -96,28 +96,22 @@ void *nl_zlib_deflater(int window_bits) {
     return stream;
 }
 
-void *nl_zlib_inflater(void) {
+// An inflater reading `window_bits` as inflateInit2 takes them.
+static void *make_inflater(int window_bits) {
     if (!nl_zlib_load()) return NULL;
     z_stream *stream = calloc(1, sizeof *stream);
     if (!stream) return NULL;
-    if (zlib.inflateInit2_(stream, -15, version, (int)sizeof *stream) != 0) {
+    if (zlib.inflateInit2_(stream, window_bits, version, (int)sizeof *stream) != 0) {
         free(stream);
         return NULL;
     }
     return stream;
 }
 
-void *nl_zlib_inflater_wrapped(void) {
-    if (!nl_zlib_load()) return NULL;
-    z_stream *stream = calloc(1, sizeof *stream);
-    if (!stream) return NULL;
-    // 15 + 32: the largest window, and a gzip or zlib header, whichever comes.
-    if (zlib.inflateInit2_(stream, 15 + 32, version, (int)sizeof *stream) != 0) {
-        free(stream);
-        return NULL;
-    }
-    return stream;
-}
+void *nl_zlib_inflater(void) { return make_inflater(-15); }
+
+// 15 + 32: the largest window, and a gzip or zlib header, whichever comes.
+void *nl_zlib_inflater_wrapped(void) { return make_inflater(15 + 32); }
 
 int nl_zlib_step(void *opaque, int is_deflater, const uint8_t *input, unsigned input_count, uint8_t *output,
                  unsigned output_count, unsigned *input_left, unsigned *output_left, int flush) {

@@ -31,10 +31,7 @@ struct HTTP1RequestHead {
         let fields = request.allHTTPHeaderFields ?? [:]
         func has(_ name: String) -> Bool { fields.keys.contains { HeaderFields.sameName($0, name) } }
         closesConnection = fields.contains { name, value in
-            HeaderFields.sameName(name, "Connection")
-                && value.split(separator: ",").contains {
-                    HeaderFields.sameName($0.trimmingCharacters(in: .whitespaces).utf8, "close".utf8)
-                }
+            HeaderFields.sameName(name, "Connection") && HTTP1ResponseParser.list(value, contains: "close")
         }
         if !has("Host") { head += "Host: \(target.port == 80 ? target.host : target.authority)\r\n" }
         for (name, value) in fields

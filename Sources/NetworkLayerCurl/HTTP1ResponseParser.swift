@@ -275,7 +275,7 @@ struct HTTP1ResponseParser {
     }
 
     /// Whether a comma-separated field value has `token`, in any case.
-    private static func list(_ value: String?, contains token: String) -> Bool {
+    static func list(_ value: String?, contains token: String) -> Bool {
         guard let value else { return false }
         return value.split(separator: ",").contains { HeaderFields.sameName($0.trimmingASCIISpaces.utf8, token.utf8) }
     }
