@@ -21,6 +21,9 @@ import NetworkLayerSupport
         var upload: UploadBody? = nil
         /// Where a one-shot `.stream` upload's chunks arrive from the task that produces them.
         var uploadPipe: ChunkPipe? = nil
+        /// The redirect chain so far, for a send whose earlier hops the transport's own HTTP/1.1 engine took (its
+        /// `current` is the hop to send); `nil` for a send that starts here.
+        var chain: RedirectChain? = nil
     }
 
     /// The rules a transfer follows, fixed when the transport was made.
@@ -94,8 +97,9 @@ import NetworkLayerSupport
             self.authorities = authorities
             self.connections = connections
             self.multiplexingNews = multiplexingNews
-            self.chain = RedirectChain(
-                original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
+            self.chain =
+                submission.chain
+                ?? RedirectChain(original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = HeaderBlock(limit: rules.maximumHeaderSize)
             self.hop = CurlHop(maximumResponseSize: rules.maximumResponseSize)
         }

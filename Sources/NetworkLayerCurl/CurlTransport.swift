@@ -6,6 +6,7 @@ import NetworkLayerSupport
     import Foundation
     public import FoundationNetworking
     import NetworkLayerWebSocketFraming
+    import Synchronization
 
     /// A Linux transport that drives libcurl itself: several times faster than `URLSession` on Linux, with every
     /// guarantee of ``URLSessionTransport`` and the ones FoundationNetworking cannot give.
@@ -70,6 +71,8 @@ import NetworkLayerSupport
         public let minimumTLSVersion: TLSVersion
 
         private let loops: [CurlEventLoop]
+        /// The transport's own HTTP/1.1 engine, for plain `http` to numeric addresses (see ``HTTP1Engine``).
+        private let engine: HTTP1Engine?
         /// What every transfer and WebSocket of this transport is held to.
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
@@ -117,7 +120,7 @@ import NetworkLayerSupport
         ///     `maximumConnectionsPerHost` are started, and at least one.
         /// - Throws: ``Unavailable`` when libcurl cannot be loaded or is older than 7.68.0, or the trusted
         ///   certificates file cannot be read or holds no PEM certificate.
-        public init(
+        public convenience init(
             redirectPolicy: RedirectPolicy = .default,
             maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
             maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
@@ -125,6 +128,25 @@ import NetworkLayerSupport
             additionalTrustedCertificates: URL? = nil,
             minimumTLSVersion: TLSVersion = .tls12,
             threadCount: Int = CurlTransport.defaultThreadCount
+        ) throws(Unavailable) {
+            try self.init(
+                redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
+                maximumHeaderSize: maximumHeaderSize, maximumConnectionsPerHost: maximumConnectionsPerHost,
+                additionalTrustedCertificates: additionalTrustedCertificates, minimumTLSVersion: minimumTLSVersion,
+                threadCount: threadCount, ownEngine: true)
+        }
+
+        /// A transport as ``init(redirectPolicy:maximumResponseSize:maximumHeaderSize:maximumConnectionsPerHost:additionalTrustedCertificates:minimumTLSVersion:threadCount:)``
+        /// makes it, with its own HTTP/1.1 engine or (`ownEngine` false, for tests of libcurl's path) libcurl alone.
+        package init(
+            redirectPolicy: RedirectPolicy = .default,
+            maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
+            maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
+            maximumConnectionsPerHost: Int = CurlTransport.defaultMaximumConnectionsPerHost,
+            additionalTrustedCertificates: URL? = nil,
+            minimumTLSVersion: TLSVersion = .tls12,
+            threadCount: Int = CurlTransport.defaultThreadCount,
+            ownEngine: Bool
         ) throws(Unavailable) {
             try CurlLibrary.load()
             let trusted = try additionalTrustedCertificates.map { file throws(Unavailable) in
@@ -147,6 +169,12 @@ import NetworkLayerSupport
                 for connections in plan.connectionsPerHost {
                     loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
                 }
+                if ownEngine {
+                    engine = try HTTP1Engine(
+                        plan: plan, rules: rules, environment: ProcessInfo.processInfo.environment)
+                } else {
+                    engine = nil
+                }
             } catch {
                 // Each started loop's thread holds its loop: stop them, or they would run for ever.
                 for loop in loops { loop.shutDown() }
@@ -159,6 +187,7 @@ import NetworkLayerSupport
 
         deinit {
             for loop in loops { loop.shutDown() }
+            engine?.shutDown()
         }
 
         /// How many sends their callers started on a waiting loop, rather than its thread, for tests.
@@ -169,6 +198,9 @@ import NetworkLayerSupport
 
         /// How many sends were answered as their bodies completed, before libcurl finished them, for tests.
         package var sendsAnsweredEarly: Int { loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
+
+        /// How many requests (a redirect's hops each) went through the transport's own HTTP/1.1 engine, for tests.
+        package var requestsOnOwnEngine: Int { engine?.hops.load(ordering: .relaxed) ?? 0 }
 
         /// How many sends the loops count as running or yet to start, for tests.
         package var sendsOnLoops: Int { loops.reduce(0) { $0 + $1.load } }
@@ -316,6 +348,22 @@ import NetworkLayerSupport
                 return id
             }
             let loop = nextLoop()
+            if let engine, let endpoint = engine.endpoint(for: request) {
+                let engineLoop = engine.nextLoop()
+                // The send is on one of the two loops: the engine's, or libcurl's after a redirect.
+                let cancel: @Sendable (Int) -> Void = { id in
+                    engineLoop.cancel(id)
+                    loop.cancel(id)
+                }
+                return try await SendState<Int, CurlReply>.perform(
+                    request, within: request.timeoutInterval, in: deadlines, cancel: cancel
+                ) { state in
+                    guard state.withLock({ $0.run(id) }) else { return }
+                    engine.start(request, at: endpoint, on: engineLoop, id: id, state: state) { chain in
+                        loop.submit(CurlSubmission(id: id, request: request, state: state, chain: chain))
+                    }
+                }
+            }
             return try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in

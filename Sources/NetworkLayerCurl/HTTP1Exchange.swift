@@ -44,6 +44,8 @@ struct HTTP1Exchange {
         case noResponse
         /// Writing the request failed with this `errno`.
         case writeFailed(Int32)
+        /// Reading the response failed with this `errno` (the peer reset the connection).
+        case readFailed(Int32)
         /// The body's content coding cannot be undone.
         case undecodable(HTTP1ContentDecoder.Failure)
     }
@@ -123,9 +125,11 @@ struct HTTP1Exchange {
         }
     }
 
-    /// The connection closed (the peer's end, or a read error): how the exchange ends.
-    mutating func closed() -> Outcome {
+    /// The connection closed: the peer's end, or a read that failed with `readError` (a reset); how the exchange
+    /// ends. A failed read ends even a response framed by the close as lost: its end cannot be told.
+    mutating func closed(readError: Int32? = nil) -> Outcome {
         if onReusedConnection && !parser.receivedAnything { return .retryOnFreshConnection }
+        if let readError { return .failed(.readFailed(readError)) }
         do throws(HTTP1ResponseParser.Violation) {
             try parser.closed()
             if let failure = finishBody() { return .failed(failure) }
@@ -198,6 +202,10 @@ extension HTTP1Exchange.Failure {
             NetworkError(
                 transportError: URLError(
                     .networkConnectionLost, description: "sending the request failed (errno \(code))", url: url))
+        case .readFailed(let code):
+            NetworkError(
+                transportError: URLError(
+                    .networkConnectionLost, description: "receiving the response failed (errno \(code))", url: url))
         case .undecodable(let failure):
             NetworkError(
                 transportError: URLError(.cannotDecodeContentData, description: failure.description, url: url))

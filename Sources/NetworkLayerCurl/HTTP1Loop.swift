@@ -6,6 +6,7 @@ import NetworkLayerSupport
     import Foundation
     import FoundationNetworking
     import Glibc
+    import Synchronization
 
     /// Where a connection of the HTTP/1.1 engine goes: an IPv4 or IPv6 literal and a port.
     struct HTTP1Endpoint: Hashable, Sendable {
@@ -51,6 +52,8 @@ import NetworkLayerSupport
         private let connectionsPerEndpoint: Int
         private let maximumResponseSize: Int
         private let maximumHeaderSize: Int
+        /// How many jobs were handed over and are neither answered nor cancelled.
+        private let jobs = Atomic<Int>(0)
 
         /// Makes the loop's epoll set and starts its thread, which runs until ``shutDown()``.
         init(
@@ -71,8 +74,12 @@ import NetworkLayerSupport
             thread.start()
         }
 
+        /// How many jobs the loop runs or has yet to start, for spreading them over loops.
+        var load: Int { jobs.load(ordering: .relaxed) }
+
         /// Hands a job to the loop.
         func send(_ job: HTTP1Job) {
+            jobs.add(1, ordering: .relaxed)
             hand(.send(job))
         }
 
@@ -95,7 +102,7 @@ import NetworkLayerSupport
                 nl_poll_wake(wake)
                 return true
             }
-            if !taken, case .send(let job) = command { job.answer(.failure(.cancelled)) }
+            if !taken, case .send(let job) = command { answer(job, .failure(.cancelled)) }
         }
 
         // MARK: The loop's thread
@@ -142,7 +149,7 @@ import NetworkLayerSupport
                     case .send(let job): start(job, &state)
                     case .cancel(let id): cancel(id, &state)
                     case .stop:
-                        for case .send(let job) in commands[(index + 1)...] { job.answer(.failure(.cancelled)) }
+                        for case .send(let job) in commands[(index + 1)...] { answer(job, .failure(.cancelled)) }
                         stop(&state)
                         return
                     }
@@ -172,7 +179,7 @@ import NetworkLayerSupport
                 (0...65535).contains(job.endpoint.port)
                 ? nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port)) : -EINVAL
             guard socket >= 0 else {
-                job.answer(.failure(connectionError(-socket, job)))
+                answer(job, .failure(connectionError(-socket, job)))
                 startWaiting(for: job.endpoint, &state)  // no connection will free up for them otherwise
                 return
             }
@@ -193,7 +200,7 @@ import NetworkLayerSupport
             switch connection.phase {
             case .connecting(let job), .busy(let job, _):
                 state.sockets[job.id] = nil
-                job.answer(.failure(connectionError(code, job)))
+                answer(job, .failure(connectionError(code, job)))
             case .idle: break
             }
             startWaiting(for: connection.endpoint, &state)
@@ -218,7 +225,7 @@ import NetworkLayerSupport
                 guard error == 0 else {
                     close(socket, &state)
                     state.sockets[job.id] = nil
-                    job.answer(.failure(connectionError(error, job)))
+                    answer(job, .failure(connectionError(error, job)))
                     startWaiting(for: connection.endpoint, &state)
                     return
                 }
@@ -273,7 +280,7 @@ import NetworkLayerSupport
                 } else if received < 0 && (code == EAGAIN || code == EWOULDBLOCK || code == EINTR) {
                     break
                 } else {
-                    outcome = exchange.closed()
+                    outcome = exchange.closed(readError: received < 0 ? code : nil)
                 }
                 state.connections[socket]?.phase = .busy(job, exchange)
                 if let outcome {
@@ -294,7 +301,7 @@ import NetworkLayerSupport
                 let head = exchange.head
                 let response = ResponseHead(
                     url: job.url, statusCode: head.statusCode ?? 0, httpVersion: head.httpVersion, fields: head.fields)
-                job.answer(.success((exchange.body, response)))
+                answer(job, .success((exchange.body, response)))
                 if keepsConnection {
                     release(socket, &state)
                 } else {
@@ -306,7 +313,7 @@ import NetworkLayerSupport
                 connect(job, &state)
             case .failed(let failure):
                 close(socket, &state)
-                job.answer(.failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)))
+                answer(job, .failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)))
                 startWaiting(for: connection.endpoint, &state)
             }
         }
@@ -348,24 +355,26 @@ import NetworkLayerSupport
 
         private func cancel(_ id: Int, _ state: inout State) {
             if let socket = state.sockets.removeValue(forKey: id), let endpoint = state.connections[socket]?.endpoint {
+                jobs.subtract(1, ordering: .relaxed)
                 close(socket, &state)
                 startWaiting(for: endpoint, &state)
                 return
             }
-            for (endpoint, jobs) in state.waiting where jobs.contains(where: { $0.id == id }) {
-                state.waiting[endpoint] = jobs.filter { $0.id != id }
+            for (endpoint, waiting) in state.waiting where waiting.contains(where: { $0.id == id }) {
+                jobs.subtract(1, ordering: .relaxed)
+                state.waiting[endpoint] = waiting.filter { $0.id != id }
             }
         }
 
         private func stop(_ state: inout State) {
             for connection in state.connections.values {
                 switch connection.phase {
-                case .connecting(let job), .busy(let job, _): job.answer(.failure(.cancelled))
+                case .connecting(let job), .busy(let job, _): answer(job, .failure(.cancelled))
                 case .idle: break
                 }
                 _ = Glibc.close(connection.socket)
             }
-            for job in state.waiting.values.joined() { job.answer(.failure(.cancelled)) }
+            for job in state.waiting.values.joined() { answer(job, .failure(.cancelled)) }
             state = State()
             let left = inbox.withLock { inbox in
                 inbox.stopped = true
@@ -374,7 +383,13 @@ import NetworkLayerSupport
                 defer { inbox.commands.removeAll() }
                 return inbox.commands
             }
-            for case .send(let job) in left { job.answer(.failure(.cancelled)) }
+            for case .send(let job) in left { answer(job, .failure(.cancelled)) }
+        }
+
+        /// Answers `job`, which leaves the loop's count.
+        private func answer(_ job: HTTP1Job, _ result: Result<(Data, ResponseHead), NetworkError>) {
+            jobs.subtract(1, ordering: .relaxed)
+            job.answer(result)
         }
 
         private func connectionError(_ code: Int32, _ job: HTTP1Job) -> NetworkError {

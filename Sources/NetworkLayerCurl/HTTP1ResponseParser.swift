@@ -21,6 +21,8 @@ struct HTTP1ResponseParser {
         case malformedChunk
         /// The connection closed before the response ended (`receivedAnything`: whether any byte of it came).
         case closedEarly(receivedAnything: Bool)
+        /// A line of a head or the trailers is longer than ``HTTP1ResponseParser/maximumLineLength``.
+        case lineTooLong
 
         var description: String {
             switch self {
@@ -29,6 +31,9 @@ struct HTTP1ResponseParser {
             case .malformedChunk: "a malformed chunk in the chunked body"
             case .closedEarly(false): "the connection closed before any response"
             case .closedEarly(true): "the connection closed before the response ended"
+            case .lineTooLong:
+                "a line of the response's head is longer than libcurl's 100 KiB limit, which CurlTransport keeps for"
+                    + " every response"
             }
         }
     }
@@ -67,6 +72,9 @@ struct HTTP1ResponseParser {
 
     /// The longest chunk-size line (its size, extensions and line break) taken.
     static let maximumChunkLineLength = 4096
+    /// The longest line of a head or the trailers taken, with its line break: libcurl's limit
+    /// (`CURL_MAX_HTTP_HEADER`), so that a response libcurl refuses is refused here too.
+    static let maximumLineLength = 100 * 1024
 
     /// The head, complete once ``next(in:from:)`` has returned ``Event/head(offset:)``.
     private(set) var head: HeaderBlock
@@ -187,6 +195,7 @@ struct HTTP1ResponseParser {
             guard length <= Self.maximumChunkLineLength else { throw .malformedChunk }
         } else {
             guard length <= head.limit - head.bytes - trailerBytes else { throw .head(.tooLarge(limit: head.limit)) }
+            guard length <= Self.maximumLineLength else { throw .lineTooLong }
         }
         if newline != nil && partialLine.isEmpty { return .some(start..<index) }
         partialLine.append(contentsOf: bytes[start..<index])
@@ -201,7 +210,7 @@ struct HTTP1ResponseParser {
         if line[..<contentEnd].contains(13) { throw stage == .chunkSize ? .malformedChunk : .head(.malformedLine) }
         switch stage {
         case .statusLine:
-            guard line.starts(with: Self.httpPrefix) else { throw .malformedStatusLine }
+            guard Self.isStatusLine(line, contentEnd: contentEnd) else { throw .malformedStatusLine }
             try takeHeadLine(line)
             stage = .fields
         case .fields:
@@ -260,6 +269,17 @@ struct HTTP1ResponseParser {
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
+
+    /// Whether `line` is an HTTP/1.0 or HTTP/1.1 status line: the version, a space, three digits (100 at least),
+    /// then a space before the reason phrase or the end of the line. Another version (`HTTP/9.9`, `HTTP/2`) is no
+    /// answer an HTTP/1.1 client can read, as libcurl holds too.
+    private static func isStatusLine(_ line: UnsafeRawBufferPointer, contentEnd: Int) -> Bool {
+        guard contentEnd >= 12, line.starts(with: httpPrefix), line[5] == UInt8(ascii: "1"),
+            line[6] == UInt8(ascii: "."), line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1"),
+            line[8] == 32, contentEnd == 12 || line[12] == 32, line[9] != UInt8(ascii: "0")
+        else { return false }
+        return line[9..<12].allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     /// Refuses what no field line may be: a status line (a second response inside a head, or in the trailers), a
     /// line folded onto the one before (obsolete line folding), or a space before the colon (RFC 9112 section 5.1:

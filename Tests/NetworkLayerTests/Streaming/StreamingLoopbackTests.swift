@@ -301,7 +301,7 @@ extension LoopbackIntegration {
             // (which cannot pause, on Linux) holds at most its lag and then fails typed.
             let bomb = try TestHTTPServer { _ in .gzipBomb() }
             defer { bomb.stop() }
-            let bound = kind == .curl ? 2 * 1024 * 1024 : URLSessionTransport.defaultMaximumStreamLag
+            let bound = kind.isCurl ? 2 * 1024 * 1024 : URLSessionTransport.defaultMaximumStreamLag
             var inflated = 0
             var started: ResponseBody?
             do {

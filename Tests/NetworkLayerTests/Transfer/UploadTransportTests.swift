@@ -198,7 +198,7 @@ extension LoopbackIntegration {
                 try await network.upload(UploadRoute(server, "again"), from: body)
             }
             #expect(server.requests.count == 2, "the stream reached the server once")
-            if kind == .curl {
+            if kind.isCurl {
                 guard case .transport(.connectionLost, _) = error else {
                     Issue.record("expected connectionLost, got \(String(describing: error))")
                     return

@@ -70,6 +70,23 @@
             #expect(String(decoding: untilClose.body, as: UTF8.self) == "abc")
         }
 
+        @Test func aResetIsALostConnectionNeverAnEmptyReplyNorTheEndOfABody() {
+            // ECONNRESET (104) before any byte on a fresh connection: lost, where a clean close is no response.
+            var fresh = exchange()
+            fresh.wrote(fresh.request.count)
+            #expect(fresh.closed(readError: 104) == .failed(.readFailed(104)))
+            #expect(
+                transportFailure(HTTP1Exchange.Failure.readFailed(104).error(url: nil, maximumResponseSize: 1))
+                    == .connectionLost)
+            // A body framed by the close cannot tell a reset from its end: it is lost too.
+            var untilClose = exchange()
+            #expect(receive("HTTP/1.1 200 OK\r\n\r\nabc", into: &untilClose) == nil)
+            #expect(untilClose.closed(readError: 104) == .failed(.readFailed(104)))
+            // On a reused connection before any byte it is the server's idle close racing the request: sent again.
+            var reused = exchange(reused: true)
+            #expect(reused.closed(readError: 104) == .retryOnFreshConnection)
+        }
+
         @Test func aBodyPastTheLimitEndsTheExchangeAnnouncedOrCounted() {
             var announced = exchange(limit: 8)
             #expect(

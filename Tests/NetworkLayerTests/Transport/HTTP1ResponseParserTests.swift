@@ -166,7 +166,14 @@
 
         @Test(arguments: [
             ("HELLO\r\n\r\n", HTTP1ResponseParser.Violation.malformedStatusLine),
-            ("HTTP/1.1 2x0 OK\r\n\r\n", .head(.malformedLine)),
+            // A status line of another version, or without three digits from 100 on, is no HTTP/1 response.
+            ("HTTP/1.1 2x0 OK\r\n\r\n", .malformedStatusLine),
+            ("HTTP/9.9 200 OK\r\nContent-Length: 2\r\n\r\n{}", .malformedStatusLine),
+            ("HTTP/2 200\r\n\r\n", .malformedStatusLine),
+            ("HTTP/1.1 2000 OK\r\n\r\n", .malformedStatusLine),
+            ("HTTP/1.1 099 Low\r\n\r\n", .malformedStatusLine),
+            ("HTTP/1.1  200 OK\r\n\r\n", .malformedStatusLine),
+            ("HTTP/1.1 200OK\r\n\r\n", .malformedStatusLine),
             ("HTTP/1.1 200 OK\r\nno colon\r\n\r\n", .head(.malformedLine)),
             (
                 "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -198,6 +205,23 @@
             let parsed = ParsedResponse.parseEveryWay(text)
             #expect(parsed.violation == violation)
             #expect(!parsed.isComplete && !parsed.keepsConnection)
+        }
+
+        @Test func aLineOverLibcurlsLimitIsRefusedThoughTheHeadCouldHoldIt() {
+            // 100 KiB with its line break is taken, a byte more is not, however the line arrives.
+            let limit = HTTP1ResponseParser.maximumLineLength
+            for (length, accepted) in [(limit, true), (limit + 1, false)] {
+                let line = "X-Long: " + String(repeating: "a", count: length - "X-Long: \r\n".utf8.count) + "\r\n"
+                let bytes = Array("HTTP/1.1 200 OK\r\n\(line)Content-Length: 0\r\n\r\n".utf8)
+                let small = stride(from: 0, to: bytes.count, by: 4096).map {
+                    Array(bytes[$0..<min($0 + 4096, bytes.count)])
+                }
+                for pieces in [[bytes], [Array(bytes[..<5000]), Array(bytes[5000...])], small] {
+                    let parsed = ParsedResponse.parse(pieces, headLimit: 256 * 1024)
+                    #expect(parsed.isComplete == accepted, "\(length) in \(pieces.count) pieces")
+                    #expect(parsed.violation == (accepted ? nil : .lineTooLong), "\(length) in \(pieces.count) pieces")
+                }
+            }
         }
 
         @Test func aResponseCutShortSaysWhetherAnyOfItCame() {

@@ -135,7 +135,7 @@ extension LoopbackIntegration {
             let network = try kind.network(maximumResponseSize: Self.cap, timeout: 2)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("start"))
             switch kind {
-            case .curl:
+            case .curl, .curlOverLibcurl:
                 #expect(
                     transportFailure(error) == .responseTooLarge,
                     "the cap, not the deadline: \(String(describing: error))")
@@ -267,18 +267,19 @@ extension LoopbackIntegration {
         // ("Transfer completed, but there's no response"), and takes `Content-Length: 12abc` as 12, the last of two
         // different lengths, and a length next to chunking: these run against CurlTransport only.
         #if os(Linux)
-            @Test(arguments: [
-                "Content-Type: application/json\r\n", "Content-Length: 20\r\nX-Cut", "",
-            ])
-            func aConnectionClosedInsideTheHeadIsLost(fields: String) async throws {
+            @Test(
+                arguments: [TransportKind.curl, .curlOverLibcurl],
+                [
+                    "Content-Type: application/json\r\n", "Content-Length: 20\r\nX-Cut", "",
+                ])
+            func aConnectionClosedInsideTheHeadIsLost(_ kind: TransportKind, fields: String) async throws {
                 let server = try TestHTTPServer { _ in .closeInsideHeaders(after: fields) }
                 defer { server.stop() }
-                let error = await sendExpectingFailure(
-                    try TransportKind.curl.network(), TestRoute(server.baseURL.absoluteString))
+                let error = await sendExpectingFailure(try kind.network(), TestRoute(server.baseURL.absoluteString))
                 #expect(transportFailure(error) == .connectionLost, "\(String(describing: error))")
             }
 
-            @Test(arguments: [
+            static let framingsReadTwoWays: [(name: String, fields: String, reason: String)] = [
                 ("a length with letters", "Content-Length: 12abc\r\n", "malformed Content-Length"),
                 ("an empty length", "Content-Length: \r\n", "Invalid Content-Length"),  // libcurl's own check
                 ("a negative length", "Content-Length: -5\r\n", "Invalid Content-Length"),
@@ -287,29 +288,39 @@ extension LoopbackIntegration {
                     "chunked with a length", "Transfer-Encoding: chunked\r\nContent-Length: 2\r\n",
                     "both Transfer-Encoding"
                 ),
-            ])
-            func framingThatCouldBeReadTwoWaysIsABadResponse(name: String, fields: String, reason: String) async throws
-            {
+            ]
+
+            @Test(arguments: [TransportKind.curl, .curlOverLibcurl], framingsReadTwoWays)
+            func framingThatCouldBeReadTwoWaysIsABadResponse(
+                _ kind: TransportKind,
+                framing: (name: String, fields: String, reason: String)
+            ) async throws {
+                let (name, fields) = (framing.name, framing.fields)
+                // The engine has no check of its own before the header block's: every malformed length is one.
+                let reason =
+                    kind == .curl && framing.reason == "Invalid Content-Length"
+                    ? "malformed Content-Length" : framing.reason
                 let server = try TestHTTPServer { _ in
                     .raw(Data("HTTP/1.1 200 OK\r\n\(fields)\r\n2\r\n{}\r\n0\r\n\r\n".utf8))
                 }
                 defer { server.stop() }
-                let error = await sendExpectingFailure(
-                    try TransportKind.curl.network(), TestRoute(server.baseURL.absoluteString))
+                let error = await sendExpectingFailure(try kind.network(), TestRoute(server.baseURL.absoluteString))
                 #expect(transportFailure(error) == .badResponse, "\(name): \(String(describing: error))")
                 #expect(String(describing: error).contains(reason), "\(name): \(String(describing: error))")
             }
 
-            @Test func theSameLengthTwiceIsAccepted() async throws {
+            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            func theSameLengthTwiceIsAccepted(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in
                     .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}".utf8))
                 }
                 defer { server.stop() }
-                let body: Data = try await TransportKind.curl.network().send(TestRoute(server.baseURL.absoluteString))
+                let body: Data = try await kind.network().send(TestRoute(server.baseURL.absoluteString))
                 #expect(body == Data("{}".utf8))
             }
 
-            @Test func interimResponsesAndTrailersAreNotTheResponse() async throws {
+            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            func interimResponsesAndTrailersAreNotTheResponse(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in
                     .raw(
                         Data(
@@ -317,8 +328,7 @@ extension LoopbackIntegration {
                                 + "2\r\n{}\r\n0\r\nX-Trailer: t\r\n\r\n").utf8))
                 }
                 defer { server.stop() }
-                let response: Response<Data> = try await TransportKind.curl.network().send(
-                    TestRoute(server.baseURL.absoluteString))
+                let response: Response<Data> = try await kind.network().send(TestRoute(server.baseURL.absoluteString))
                 #expect(response.statusCode == 200)
                 #expect(response.value == Data("{}".utf8))
                 #expect(response.headers["X-A"] == "1")
@@ -380,7 +390,7 @@ extension LoopbackIntegration {
             for await _ in injected {}  // the injection is in the client's receive buffer
             let second: Data = try await network.send(TestRoute(url))
             switch kind {
-            case .curl:
+            case .curl, .curlOverLibcurl:
                 #expect(String(decoding: second, as: UTF8.self) == "REAL")
                 #expect(server.requests.count == 2)
                 #expect(server.acceptedConnections == 2, "the request went out on a fresh connection")
