@@ -28,7 +28,14 @@ import NetworkLayerSupport
     /// ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over all threads; further
     /// sends to that host wait their turn in the transport, in the order they came.
     ///
-    /// What it guarantees, enforced in its own libcurl callbacks:
+    /// Plain `http` to a numeric address (a sidecar on `127.0.0.1`, a service at `10.0.0.7`, `[::1]`) goes through
+    /// the transport's own HTTP/1.1 engine instead, on threads of its own (as many, with the same connections per
+    /// host, counted apart from libcurl's): a request with its body in memory, no user name or password in its URL
+    /// and no `Accept-Encoding` of its own, unless the environment names a proxy for `http` (read when the transport
+    /// is made). It keeps every guarantee below, and its connections are kept alive and checked the same way; a
+    /// redirect to a hop it does not take (a host name, `https`) goes on over libcurl as one chain.
+    ///
+    /// What it guarantees, enforced in its own libcurl callbacks and its engine:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
     ///   `307`/`308` re-send the body, `303` becomes a `GET`, only `http` and `https`, never `https` to `http`;
     /// - a response body past ``maximumResponseSize``, counted after decoding, ends the transfer inside the write
@@ -44,7 +51,8 @@ import NetworkLayerSupport
     ///   OpenSSL only application data counts, so a session ticket keeps the connection in use);
     /// - no cookies are stored or sent; TLS peer and host verification are always on, TLS 1.2 at least
     ///   (``minimumTLSVersion``); a certificate or handshake failure says which check failed;
-    /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can;
+    /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can (the engine asks
+    ///   for `gzip` and `deflate`, and decodes them with the system's zlib);
     /// - a body with no `Content-Type` is sent as `application/json` or `application/octet-stream`, never as a form.
     ///
     /// Proxies come from the environment as libcurl reads it: `http_proxy` (lowercase only), `https_proxy`,

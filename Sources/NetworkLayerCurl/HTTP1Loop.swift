@@ -30,25 +30,18 @@ import NetworkLayerSupport
     /// ``HTTP1Exchange`` fed with what its connection does. Every decision about a response and a connection is
     /// the exchange's; the loop only moves bytes and keeps the connections.
     ///
+    /// A job that finds an idle connection is written by its caller, on the caller's thread, without waking the
+    /// loop's thread, which wakes for the response: one thread hop a request, not two, and no change to the epoll set
+    /// (a connection stays watched for reading from its start to its end, for writing only while a request waits to
+    /// go out). Whoever holds the state's lock acts: a caller sending or cancelling, the loop's thread on an event;
+    /// answers are called after the lock is let go, on that thread.
+    ///
     /// An idle connection stays watched: whatever arrives on it (bytes nobody asked for, or the server's close) ends
     /// it, so that no such byte is ever read as the next response.
     final class HTTP1Loop: Sendable {
-        private enum Command: Sendable {
-            case send(HTTP1Job)
-            case cancel(Int)
-            case stop
-        }
-
-        /// The commands not yet taken, and whether the loop has stopped (then nothing is taken any more, and its
-        /// descriptors are closed: only under this lock are they woken or closed).
-        private struct Inbox {
-            var commands: [Command] = []
-            var stopped = false
-        }
-
         private let set: Int32
         private let wake: Int32
-        private let inbox = Locked(Inbox())
+        private let state: Mutex<State>
         private let connectionsPerEndpoint: Int
         private let maximumResponseSize: Int
         private let maximumHeaderSize: Int
@@ -66,6 +59,7 @@ import NetworkLayerSupport
             guard set >= 0 else { throw CurlTransport.Unavailable(reason: "the engine's epoll set could not be made") }
             self.set = set
             self.wake = wake
+            self.state = Mutex(State())
             self.connectionsPerEndpoint = max(1, connectionsPerEndpoint)
             self.maximumResponseSize = maximumResponseSize
             self.maximumHeaderSize = maximumHeaderSize
@@ -77,35 +71,43 @@ import NetworkLayerSupport
         /// How many jobs the loop runs or has yet to start, for spreading them over loops.
         var load: Int { jobs.load(ordering: .relaxed) }
 
-        /// Hands a job to the loop.
+        /// Hands a job to the loop: on an idle connection to its endpoint it is written now, from the caller's
+        /// thread; otherwise it goes out on a new connection, or waits for one.
         func send(_ job: HTTP1Job) {
             jobs.add(1, ordering: .relaxed)
-            hand(.send(job))
+            act { state in
+                guard !state.stopped else { return answer(job, .failure(.cancelled), &state) }
+                start(job, &state)
+            }
         }
 
-        /// Ends the job `id` unless it has ended by the time the loop takes the cancellation: its connection is
-        /// closed, and its answer is not called any more.
+        /// Ends the job `id` unless it has ended: its connection is closed, and its answer is not called any more.
         func cancel(_ id: Int) {
-            hand(.cancel(id))
+            act { state in cancel(id, &state) }
         }
 
         /// Stops the thread: every job not yet answered is answered `.cancelled`, every connection closed; a job
         /// handed over afterwards is answered `.cancelled` at once.
         func shutDown() {
-            hand(.stop)
-        }
-
-        private func hand(_ command: Command) {
-            let taken = inbox.withLock { inbox in
-                guard !inbox.stopped else { return false }
-                inbox.commands.append(command)
+            act { state in
+                guard !state.stopped else { return }
+                stop(&state)
                 nl_poll_wake(wake)
-                return true
             }
-            if !taken, case .send(let job) = command { answer(job, .failure(.cancelled)) }
         }
 
-        // MARK: The loop's thread
+        /// Runs `body` under the state's lock, then calls the answers it decided.
+        private func act(_ body: (inout State) -> Void) {
+            let answers = state.withLock { state in
+                body(&state)
+                var answers: [Answer] = []
+                swap(&answers, &state.answers)
+                return answers
+            }
+            for (job, result) in answers { job.answer(result) }
+        }
+
+        // MARK: Under the state's lock
 
         private struct Connection {
             enum Phase {
@@ -117,9 +119,16 @@ import NetworkLayerSupport
             let socket: Int32
             let endpoint: HTTP1Endpoint
             var phase: Phase
+            /// The loop's turn when the connection was made: the events of that turn's wait may be of an earlier
+            /// socket with the same number, closed meanwhile, and are not the connection's (the set, which reports
+            /// a socket for as long as it is ready, reports it again on the next turn).
+            let born: Int
+            /// Whether the set watches the socket for writing too; nil before it watches the socket at all.
+            var watchesWrites: Bool? = nil
         }
 
-        /// What only the loop's thread touches.
+        private typealias Answer = (HTTP1Job, Result<(Data, ResponseHead), NetworkError>)
+
         private struct State {
             var connections: [Int32: Connection] = [:]
             var idle: [HTTP1Endpoint: [Int32]] = [:]
@@ -128,33 +137,36 @@ import NetworkLayerSupport
             /// The socket each running job's connection has.
             var sockets: [Int: Int32] = [:]
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            /// The loop thread's turn: one more before each wait.
+            var turn = 0
+            /// Whether the loop has stopped: nothing is taken any more, and its descriptors are let go.
+            var stopped = false
+            /// The answers decided under the lock, called once it is let go.
+            var answers: [Answer] = []
         }
 
         private func run() {
-            var state = State()
             var sockets = [Int32](repeating: 0, count: 64)
             var events = [Int32](repeating: 0, count: 64)
             while true {
+                let turn = state.withLock { state -> Int? in
+                    guard !state.stopped else { return nil }
+                    state.turn += 1
+                    return state.turn
+                }
+                guard let turn else { break }
                 let count = nl_poll_wait(set, wake, -1, &sockets, &events, 64)
                 for index in 0..<max(0, Int(count)) where sockets[index] >= 0 {
-                    act(on: sockets[index], events: events[index], &state)
-                }
-                let commands = inbox.withLock { inbox in
-                    let taken = inbox.commands
-                    inbox.commands.removeAll()
-                    return taken
-                }
-                for (index, command) in commands.enumerated() {
-                    switch command {
-                    case .send(let job): start(job, &state)
-                    case .cancel(let id): cancel(id, &state)
-                    case .stop:
-                        for case .send(let job) in commands[(index + 1)...] { answer(job, .failure(.cancelled)) }
-                        stop(&state)
-                        return
+                    let (socket, bits) = (sockets[index], events[index])
+                    act { state in
+                        guard let connection = state.connections[socket], connection.born < turn else { return }
+                        act(on: socket, events: bits, &state)
                     }
                 }
             }
+            // Nobody touches the descriptors once the loop has stopped.
+            _ = Glibc.close(wake)
+            _ = Glibc.close(set)
         }
 
         private func start(_ job: HTTP1Job, _ state: inout State) {
@@ -179,12 +191,13 @@ import NetworkLayerSupport
                 (0...65535).contains(job.endpoint.port)
                 ? nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port)) : -EINVAL
             guard socket >= 0 else {
-                answer(job, .failure(connectionError(-socket, job)))
+                answer(job, .failure(connectionError(-socket, job)), &state)
                 startWaiting(for: job.endpoint, &state)  // no connection will free up for them otherwise
                 return
             }
             state.open[job.endpoint, default: 0] += 1
-            state.connections[socket] = Connection(socket: socket, endpoint: job.endpoint, phase: .connecting(job))
+            state.connections[socket] = Connection(
+                socket: socket, endpoint: job.endpoint, phase: .connecting(job), born: state.turn)
             state.sockets[job.id] = socket
             watch(socket, writable: true, &state)
         }
@@ -192,15 +205,15 @@ import NetworkLayerSupport
         /// Watches `socket` for reading, and for writing too when `writable`; a set that refuses it (out of memory,
         /// the system's limit) fails the job there, which would otherwise wait for ever.
         private func watch(_ socket: Int32, writable: Bool, _ state: inout State) {
-            guard nl_poll_watch(set, socket, writable ? 1 : 0) != 0, let connection = state.connections[socket] else {
-                return
-            }
+            guard let connection = state.connections[socket], connection.watchesWrites != writable else { return }
+            state.connections[socket]?.watchesWrites = writable
+            guard nl_poll_watch(set, socket, writable ? 1 : 0) != 0 else { return }
             let code = errno
             close(socket, &state)
             switch connection.phase {
             case .connecting(let job), .busy(let job, _):
                 state.sockets[job.id] = nil
-                answer(job, .failure(connectionError(code, job)))
+                answer(job, .failure(connectionError(code, job)), &state)
             case .idle: break
             }
             startWaiting(for: connection.endpoint, &state)
@@ -225,7 +238,7 @@ import NetworkLayerSupport
                 guard error == 0 else {
                     close(socket, &state)
                     state.sockets[job.id] = nil
-                    answer(job, .failure(connectionError(error, job)))
+                    answer(job, .failure(connectionError(error, job)), &state)
                     startWaiting(for: connection.endpoint, &state)
                     return
                 }
@@ -265,11 +278,12 @@ import NetworkLayerSupport
             watch(socket, writable: !exchange.unwritten.isEmpty, &state)
         }
 
-        /// Reads what arrived and hands it to the exchange.
+        /// Reads what arrived and hands it to the exchange: a few buffers at most, so that the lock is let go soon
+        /// under a body that never ends (a cancellation waits for it); the set reports the rest on the next turn.
         private func read(_ socket: Int32, _ state: inout State) {
             guard case .busy(let job, var exchange) = state.connections[socket]?.phase else { return }
             let capacity = state.buffer.count
-            while true {
+            for _ in 0..<4 {
                 let received = state.buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, capacity, 0) }
                 let code = errno
                 var outcome: HTTP1Exchange.Outcome?
@@ -301,7 +315,7 @@ import NetworkLayerSupport
                 let head = exchange.head
                 let response = ResponseHead(
                     url: job.url, statusCode: head.statusCode ?? 0, httpVersion: head.httpVersion, fields: head.fields)
-                answer(job, .success((exchange.body, response)))
+                answer(job, .success((exchange.body, response)), &state)
                 if keepsConnection {
                     release(socket, &state)
                 } else {
@@ -313,7 +327,7 @@ import NetworkLayerSupport
                 connect(job, &state)
             case .failed(let failure):
                 close(socket, &state)
-                answer(job, .failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)))
+                answer(job, .failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)), &state)
                 startWaiting(for: connection.endpoint, &state)
             }
         }
@@ -369,27 +383,26 @@ import NetworkLayerSupport
         private func stop(_ state: inout State) {
             for connection in state.connections.values {
                 switch connection.phase {
-                case .connecting(let job), .busy(let job, _): answer(job, .failure(.cancelled))
+                case .connecting(let job), .busy(let job, _): answer(job, .failure(.cancelled), &state)
                 case .idle: break
                 }
                 _ = Glibc.close(connection.socket)
             }
-            for job in state.waiting.values.joined() { answer(job, .failure(.cancelled)) }
+            for job in state.waiting.values.joined() { answer(job, .failure(.cancelled), &state) }
+            let answers = state.answers
             state = State()
-            let left = inbox.withLock { inbox in
-                inbox.stopped = true
-                _ = Glibc.close(wake)
-                _ = Glibc.close(set)
-                defer { inbox.commands.removeAll() }
-                return inbox.commands
-            }
-            for case .send(let job) in left { answer(job, .failure(.cancelled)) }
+            state.stopped = true
+            state.answers = answers
         }
 
-        /// Answers `job`, which leaves the loop's count.
-        private func answer(_ job: HTTP1Job, _ result: Result<(Data, ResponseHead), NetworkError>) {
+        /// Answers `job` once the lock is let go; it leaves the loop's count now.
+        private func answer(
+            _ job: HTTP1Job,
+            _ result: Result<(Data, ResponseHead), NetworkError>,
+            _ state: inout State
+        ) {
             jobs.subtract(1, ordering: .relaxed)
-            job.answer(result)
+            state.answers.append((job, result))
         }
 
         private func connectionError(_ code: Int32, _ job: HTTP1Job) -> NetworkError {
