@@ -20,9 +20,32 @@ struct RequestTarget {
         guard let host = url.host, !host.isEmpty else { return nil }
         self.host = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         port = url.port
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let encodedPath = components?.percentEncodedPath ?? ""
-        let path = encodedPath.isEmpty ? "/" : encodedPath
-        self.path = components?.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+        path = Self.target(in: url.absoluteString)
+    }
+
+    /// The path and query of an absolute URL as it is spelled: what follows the authority (after `://`, up to the
+    /// first `/`, `?` or `#`), up to the fragment; `/` before a query without a path, and for neither. Read from the
+    /// text rather than through `URLComponents`, which parses the whole URL again (4% of a request's CPU on Linux).
+    static func target(in url: String) -> String {
+        var text = url
+        return text.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<max(0, bytes.count - 2)
+            where bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+                && bytes[index + 2] == UInt8(ascii: "/")
+            {
+                start = index + 3
+                break
+            }
+            while start < bytes.count && !isAuthorityEnd(bytes[start]) { start += 1 }
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "#") { end += 1 }
+            let target = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            return target.hasPrefix("/") ? target : "/" + target
+        }
+    }
+
+    private static func isAuthorityEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 }

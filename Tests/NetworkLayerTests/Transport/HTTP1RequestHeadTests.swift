@@ -37,6 +37,27 @@
                     == "GET /x HTTP/1.1\r\nHost: [::1]:8080\r\nAccept: */*\r\n\r\n")
         }
 
+        @Test(arguments: [
+            ("http://127.0.0.1:8088/a%20b/c?q=a%2Bb&r#part", "/a%20b/c?q=a%2Bb&r"),
+            ("http://127.0.0.1?q=1", "/?q=1"), ("http://127.0.0.1#top", "/"), ("http://127.0.0.1", "/"),
+            ("ws://user:pa%2Fss@[::1]:81/feed?since=3", "/feed?since=3"), ("http://h/?", "/?"),
+            ("http://h//double//slash", "//double//slash"),
+        ])
+        func theTargetIsReadFromTheURLAsSpelled(url: String, target: String) throws {
+            let parsed = try #require(URL(string: url))
+            #expect(RequestTarget(parsed)?.path == target)
+            // What URLComponents reads, where it reads one.
+            let components = try #require(URLComponents(url: parsed, resolvingAgainstBaseURL: false))
+            let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+            #expect(target == (components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path))
+        }
+
+        @Test func aRelativeURLsTargetIsItsResolvedOnes() throws {
+            let base = try #require(URL(string: "http://127.0.0.1:8080/api/v1/"))
+            let url = try #require(URL(string: "users/7?x=1", relativeTo: base))
+            #expect(RequestTarget(url)?.path == "/api/v1/users/7?x=1")
+        }
+
         @Test func theRequestsOwnHostAcceptAndEncodingAreKept() {
             #expect(
                 head(
