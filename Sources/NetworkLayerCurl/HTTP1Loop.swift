@@ -30,17 +30,33 @@ import NetworkLayerSupport
     /// ``HTTP1Exchange`` fed with what its connection does. Every decision about a response and a connection is
     /// the exchange's; the loop only moves bytes and keeps the connections.
     ///
-    /// A job that finds an idle connection is written by its caller, on the caller's thread, without waking the
-    /// loop's thread, which wakes for the response: one thread hop a request, not two, and no change to the epoll set
-    /// (a connection stays watched for reading from its start to its end, for writing only while a request waits to
-    /// go out). Whoever holds the state's lock acts: a caller sending or cancelling, the loop's thread on an event;
-    /// answers are called after the lock is let go, on that thread.
+    /// Whoever holds the state's lock acts on it: the loop's thread for a turn (the events of its wait, then the
+    /// commands in its inbox), or a caller whose job is the loop's only one and who finds the loop waiting. That
+    /// caller starts its job itself, on its own thread: on an idle connection the request goes out at once and the
+    /// loop's thread wakes only for the response (one thread hop a request, not two). Any other job, and every
+    /// cancellation the lock is not free for, goes through the inbox, which wakes the loop: under load the loop's
+    /// thread starts every job, and callers never wait for the lock. A connection stays watched for reading from its
+    /// start to its end, and for writing only while a request waits to go out, so reusing one changes nothing in the
+    /// set. Answers are called once the lock is let go, on the thread that decided them.
     ///
     /// An idle connection stays watched: whatever arrives on it (bytes nobody asked for, or the server's close) ends
     /// it, so that no such byte is ever read as the next response.
     final class HTTP1Loop: Sendable {
+        private enum Command: Sendable {
+            case send(HTTP1Job)
+            case cancel(Int)
+            case stop
+        }
+
+        /// The commands not yet taken, and whether the loop has stopped (then nothing is taken any more).
+        private struct Inbox {
+            var commands: [Command] = []
+            var stopped = false
+        }
+
         private let set: Int32
         private let wake: Int32
+        private let inbox = Locked(Inbox())
         private let state: Mutex<State>
         private let connectionsPerEndpoint: Int
         private let maximumResponseSize: Int
@@ -71,40 +87,55 @@ import NetworkLayerSupport
         /// How many jobs the loop runs or has yet to start, for spreading them over loops.
         var load: Int { jobs.load(ordering: .relaxed) }
 
-        /// Hands a job to the loop: on an idle connection to its endpoint it is written now, from the caller's
-        /// thread; otherwise it goes out on a new connection, or waits for one.
+        /// Hands a job to the loop: started now from the caller's thread when it is the loop's only one and the loop
+        /// waits, otherwise at the loop's next turn.
         func send(_ job: HTTP1Job) {
-            jobs.add(1, ordering: .relaxed)
-            act { state in
-                guard !state.stopped else { return answer(job, .failure(.cancelled), &state) }
-                start(job, &state)
+            let (before, _) = jobs.add(1, ordering: .relaxed)
+            if before == 0,
+                actIfFree({ state in
+                    guard !state.stopped else { return answer(job, .failure(.cancelled), &state) }
+                    start(job, &state)
+                })
+            {
+                return
             }
+            hand(.send(job))
         }
 
-        /// Ends the job `id` unless it has ended: its connection is closed, and its answer is not called any more.
+        /// Ends the job `id` unless it has ended by the time the loop takes the cancellation: its connection is
+        /// closed, and its answer is not called any more.
         func cancel(_ id: Int) {
-            act { state in cancel(id, &state) }
+            if actIfFree({ state in cancel(id, &state) }) { return }
+            hand(.cancel(id))
         }
 
         /// Stops the thread: every job not yet answered is answered `.cancelled`, every connection closed; a job
         /// handed over afterwards is answered `.cancelled` at once.
         func shutDown() {
-            act { state in
-                guard !state.stopped else { return }
-                stop(&state)
-                nl_poll_wake(wake)
-            }
+            hand(.stop)
         }
 
-        /// Runs `body` under the state's lock, then calls the answers it decided.
-        private func act(_ body: (inout State) -> Void) {
-            let answers = state.withLock { state in
-                body(&state)
-                var answers: [Answer] = []
-                swap(&answers, &state.answers)
-                return answers
+        private func hand(_ command: Command) {
+            let taken = inbox.withLock { inbox in
+                guard !inbox.stopped else { return false }
+                inbox.commands.append(command)
+                nl_poll_wake(wake)
+                return true
             }
+            guard !taken, case .send(let job) = command else { return }
+            jobs.subtract(1, ordering: .relaxed)
+            job.answer(.failure(.cancelled))
+        }
+
+        /// Runs `body` under the state's lock if nobody holds it, then calls the answers it decided; whether it ran.
+        private func actIfFree(_ body: (inout State) -> Void) -> Bool {
+            let answers = state.withLockIfAvailable { state in
+                body(&state)
+                return state.takeAnswers()
+            }
+            guard let answers else { return false }
             for (job, result) in answers { job.answer(result) }
+            return true
         }
 
         // MARK: Under the state's lock
@@ -139,30 +170,48 @@ import NetworkLayerSupport
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             /// The loop thread's turn: one more before each wait.
             var turn = 0
-            /// Whether the loop has stopped: nothing is taken any more, and its descriptors are let go.
+            /// Whether the loop has stopped: nothing is taken any more.
             var stopped = false
             /// The answers decided under the lock, called once it is let go.
             var answers: [Answer] = []
+
+            mutating func takeAnswers() -> [Answer] {
+                var taken: [Answer] = []
+                swap(&taken, &answers)
+                return taken
+            }
         }
 
         private func run() {
             var sockets = [Int32](repeating: 0, count: 64)
             var events = [Int32](repeating: 0, count: 64)
+            var turn = 0
             while true {
-                let turn = state.withLock { state -> Int? in
-                    guard !state.stopped else { return nil }
-                    state.turn += 1
-                    return state.turn
-                }
-                guard let turn else { break }
                 let count = nl_poll_wait(set, wake, -1, &sockets, &events, 64)
-                for index in 0..<max(0, Int(count)) where sockets[index] >= 0 {
-                    let (socket, bits) = (sockets[index], events[index])
-                    act { state in
-                        guard let connection = state.connections[socket], connection.born < turn else { return }
-                        act(on: socket, events: bits, &state)
+                let (answers, stopped) = state.withLock { state in
+                    for index in 0..<max(0, Int(count)) where sockets[index] >= 0 {
+                        let socket = sockets[index]
+                        guard let connection = state.connections[socket], connection.born < turn else { continue }
+                        act(on: socket, events: events[index], &state)
                     }
+                    let commands = inbox.withLock { inbox in
+                        defer { inbox.commands.removeAll(keepingCapacity: true) }
+                        return inbox.commands
+                    }
+                    for command in commands {
+                        switch command {
+                        case .send(let job) where state.stopped: answer(job, .failure(.cancelled), &state)
+                        case .send(let job): start(job, &state)
+                        case .cancel(let id): cancel(id, &state)
+                        case .stop: stop(&state)
+                        }
+                    }
+                    state.turn += 1
+                    turn = state.turn
+                    return (state.takeAnswers(), state.stopped)
                 }
+                for (job, result) in answers { job.answer(result) }
+                if stopped { break }
             }
             // Nobody touches the descriptors once the loop has stopped.
             _ = Glibc.close(wake)
@@ -380,7 +429,10 @@ import NetworkLayerSupport
             }
         }
 
+        /// Answers every job `.cancelled` and closes every connection; the inbox takes nothing any more, and what it
+        /// held is answered too.
         private func stop(_ state: inout State) {
+            guard !state.stopped else { return }
             for connection in state.connections.values {
                 switch connection.phase {
                 case .connecting(let job), .busy(let job, _): answer(job, .failure(.cancelled), &state)
@@ -389,6 +441,12 @@ import NetworkLayerSupport
                 _ = Glibc.close(connection.socket)
             }
             for job in state.waiting.values.joined() { answer(job, .failure(.cancelled), &state) }
+            let left = inbox.withLock { inbox in
+                inbox.stopped = true
+                defer { inbox.commands.removeAll() }
+                return inbox.commands
+            }
+            for case .send(let job) in left { answer(job, .failure(.cancelled), &state) }
             let answers = state.answers
             state = State()
             state.stopped = true
