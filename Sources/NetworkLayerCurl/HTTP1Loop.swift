@@ -57,7 +57,7 @@ import NetworkLayerSupport
         private let set: Int32
         private let wake: Int32
         private let inbox = Locked(Inbox())
-        private let state: Mutex<State>
+        private let state = Guarded()
         private let connectionsPerEndpoint: Int
         private let maximumResponseSize: Int
         private let maximumHeaderSize: Int
@@ -75,7 +75,6 @@ import NetworkLayerSupport
             guard set >= 0 else { throw CurlTransport.Unavailable(reason: "the engine's epoll set could not be made") }
             self.set = set
             self.wake = wake
-            self.state = Mutex(State())
             self.connectionsPerEndpoint = max(1, connectionsPerEndpoint)
             self.maximumResponseSize = maximumResponseSize
             self.maximumHeaderSize = maximumHeaderSize
@@ -127,15 +126,57 @@ import NetworkLayerSupport
             job.answer(.failure(.cancelled))
         }
 
-        /// Runs `body` under the state's lock if nobody holds it, then calls the answers it decided; whether it ran.
+        /// Runs `body` under the state's lock if nobody holds it, after the commands the inbox holds (a cancellation
+        /// never overtakes the job it cancels), then calls the answers they decided; whether it ran.
         private func actIfFree(_ body: (inout State) -> Void) -> Bool {
             let answers = state.withLockIfAvailable { state in
+                takeInbox(&state)
                 body(&state)
                 return state.takeAnswers()
             }
             guard let answers else { return false }
             for (job, result) in answers { job.answer(result) }
             return true
+        }
+
+        /// Acts on the commands in the inbox, in the order they came.
+        private func takeInbox(_ state: inout State) {
+            let commands = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return inbox.commands
+            }
+            for command in commands {
+                switch command {
+                case .send(let job) where state.stopped: answer(job, .failure(.cancelled), &state)
+                case .send(let job): start(job, &state)
+                case .cancel(let id): cancel(id, &state)
+                case .stop: stop(&state)
+                }
+            }
+        }
+
+        /// The loop's state and the lock that guards it.
+        ///
+        /// Why `@unchecked Sendable` is sound: `state` is reached only inside ``withLock(_:)`` and
+        /// ``withLockIfAvailable(_:)``, between taking and letting go of the one lock, so no two threads ever touch it
+        /// at once, and each holder sees what the one before wrote. (`Mutex` would need no such proof, but on Linux it
+        /// hands a contended lock over inside the kernel, a priority-inheriting futex, where ThreadSanitizer sees no
+        /// ordering and reports every handover as a race; `NSLock` is a pthread mutex it understands.)
+        private final class Guarded: @unchecked Sendable {
+            private let lock = NSLock()
+            private var state = State()
+
+            func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+                lock.lock()
+                defer { lock.unlock() }
+                return body(&state)
+            }
+
+            func withLockIfAvailable<Result>(_ body: (inout State) -> Result) -> Result? {
+                guard lock.try() else { return nil }
+                defer { lock.unlock() }
+                return body(&state)
+            }
         }
 
         // MARK: Under the state's lock
@@ -194,18 +235,7 @@ import NetworkLayerSupport
                         guard let connection = state.connections[socket], connection.born < turn else { continue }
                         act(on: socket, events: events[index], &state)
                     }
-                    let commands = inbox.withLock { inbox in
-                        defer { inbox.commands.removeAll(keepingCapacity: true) }
-                        return inbox.commands
-                    }
-                    for command in commands {
-                        switch command {
-                        case .send(let job) where state.stopped: answer(job, .failure(.cancelled), &state)
-                        case .send(let job): start(job, &state)
-                        case .cancel(let id): cancel(id, &state)
-                        case .stop: stop(&state)
-                        }
-                    }
+                    takeInbox(&state)
                     state.turn += 1
                     turn = state.turn
                     return (state.takeAnswers(), state.stopped)
