@@ -137,7 +137,8 @@ import NetworkLayerSupport
             hop.loop.send(
                 HTTP1Job(
                     id: hop.id, endpoint: endpoint, url: url, head: head, body: body,
-                    answer: { [self] result in answered(hop, result) }))
+                    answer: { [self] result in answered(hop, result) },
+                    isAbandoned: { [state = hop.state] in state.withLock { $0.hasEnded } }))
         }
 
         /// Acts on a hop's answer, on its loop's thread: the send ends, or its next hop starts.

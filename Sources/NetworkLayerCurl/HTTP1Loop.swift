@@ -21,8 +21,12 @@ import NetworkLayerSupport
         let url: URL
         let head: HTTP1RequestHead
         let body: Data
-        /// Called once, on the loop's thread, unless the job is cancelled first: keep it short.
+        /// Called once, unless the job is cancelled first, on the thread that decided it (the loop's, or a caller's
+        /// that found the loop waiting: its own send's, a cancellation's): keep it short.
         let answer: @Sendable (Result<(Data, ResponseHead), NetworkError>) -> Void
+        /// Whether nobody waits for the job any more (its send ended: the deadline, a cancellation); checked before
+        /// it goes out, so that a job handed over after its cancellation is never sent.
+        var isAbandoned: (@Sendable () -> Bool)? = nil
     }
 
     /// One thread of CurlTransport's own HTTP/1.1 engine: an epoll set of its own, kept-alive connections to each
@@ -249,6 +253,8 @@ import NetworkLayerSupport
         }
 
         private func start(_ job: HTTP1Job, _ state: inout State) {
+            // A send that ended before its job got here (its cancellation found nothing to cancel) sends nothing.
+            if job.isAbandoned?() == true { return answer(job, .failure(.cancelled), &state) }
             while let socket = state.idle[job.endpoint]?.popLast() {
                 // What arrived since the loop last looked (after its wait returned) would be read as the response.
                 guard CurlConnectionCheck.waitingInput(at: socket) == .nothing else {
@@ -259,34 +265,39 @@ import NetworkLayerSupport
                 return
             }
             if state.open[job.endpoint, default: 0] < connectionsPerEndpoint {
-                connect(job, &state)
+                connect(job, &state)  // a failure leaves room that whoever started `job` gives the next job
             } else {
                 state.waiting[job.endpoint, default: []].append(job)
             }
         }
 
-        private func connect(_ job: HTTP1Job, _ state: inout State) {
+        /// Opens a connection for `job`; false when that fails at once (the job is answered), which leaves room for
+        /// a job waiting for the endpoint: the caller starts it (``startWaiting(for:_:)``), never this function, so
+        /// that a queue failing one job after another is a loop, not a recursion.
+        @discardableResult
+        private func connect(_ job: HTTP1Job, _ state: inout State) -> Bool {
             let socket =
                 (0...65535).contains(job.endpoint.port)
                 ? nl_tcp_connect(job.endpoint.address, Int32(job.endpoint.port)) : -EINVAL
             guard socket >= 0 else {
                 answer(job, .failure(connectionError(-socket, job)), &state)
-                startWaiting(for: job.endpoint, &state)  // no connection will free up for them otherwise
-                return
+                return false
             }
             state.open[job.endpoint, default: 0] += 1
             state.connections[socket] = Connection(
                 socket: socket, endpoint: job.endpoint, phase: .connecting(job), born: state.turn)
             state.sockets[job.id] = socket
-            watch(socket, writable: true, &state)
+            return watch(socket, writable: true, &state)
         }
 
         /// Watches `socket` for reading, and for writing too when `writable`; a set that refuses it (out of memory,
-        /// the system's limit) fails the job there, which would otherwise wait for ever.
-        private func watch(_ socket: Int32, writable: Bool, _ state: inout State) {
-            guard let connection = state.connections[socket], connection.watchesWrites != writable else { return }
+        /// the system's limit) fails the job there, which would otherwise wait for ever, and closes the connection:
+        /// false then, and the caller gives the room to a waiting job.
+        @discardableResult
+        private func watch(_ socket: Int32, writable: Bool, _ state: inout State) -> Bool {
+            guard let connection = state.connections[socket], connection.watchesWrites != writable else { return true }
             state.connections[socket]?.watchesWrites = writable
-            guard nl_poll_watch(set, socket, writable ? 1 : 0) != 0 else { return }
+            guard nl_poll_watch(set, socket, writable ? 1 : 0) != 0 else { return true }
             let code = errno
             close(socket, &state)
             switch connection.phase {
@@ -295,7 +306,7 @@ import NetworkLayerSupport
                 answer(job, .failure(connectionError(code, job)), &state)
             case .idle: break
             }
-            startWaiting(for: connection.endpoint, &state)
+            return false
         }
 
         private func begin(_ job: HTTP1Job, on socket: Int32, reused: Bool, _ state: inout State) {
@@ -354,7 +365,8 @@ import NetworkLayerSupport
                 return
             }
             state.connections[socket]?.phase = .busy(job, exchange)
-            watch(socket, writable: !exchange.unwritten.isEmpty, &state)
+            let endpoint = job.endpoint
+            if !watch(socket, writable: !exchange.unwritten.isEmpty, &state) { startWaiting(for: endpoint, &state) }
         }
 
         /// Reads what arrived and hands it to the exchange: a few buffers at most, so that the lock is let go soon
@@ -403,7 +415,7 @@ import NetworkLayerSupport
                 }
             case .retryOnFreshConnection:
                 close(socket, &state)
-                connect(job, &state)
+                if !connect(job, &state) { startWaiting(for: connection.endpoint, &state) }
             case .failed(let failure):
                 close(socket, &state)
                 answer(job, .failure(failure.error(url: job.url, maximumResponseSize: maximumResponseSize)), &state)
@@ -414,12 +426,16 @@ import NetworkLayerSupport
         /// Gives a connection whose exchange ended to the next job waiting for its endpoint, or keeps it idle.
         private func release(_ socket: Int32, _ state: inout State) {
             guard let endpoint = state.connections[socket]?.endpoint else { return }
-            if var waiting = state.waiting[endpoint], !waiting.isEmpty {
+            while var waiting = state.waiting[endpoint], !waiting.isEmpty {
                 let job = waiting.removeFirst()
                 state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
+                if job.isAbandoned?() == true {
+                    answer(job, .failure(.cancelled), &state)
+                    continue
+                }
                 guard CurlConnectionCheck.waitingInput(at: socket) == .nothing else {
                     close(socket, &state)
-                    connect(job, &state)
+                    if !connect(job, &state) { startWaiting(for: endpoint, &state) }
                     return
                 }
                 begin(job, on: socket, reused: true, &state)
@@ -427,15 +443,19 @@ import NetworkLayerSupport
             }
             state.connections[socket]?.phase = .idle
             state.idle[endpoint, default: []].append(socket)
-            watch(socket, writable: false, &state)
+            if !watch(socket, writable: false, &state) { startWaiting(for: endpoint, &state) }
         }
 
-        /// Starts the next job waiting for `endpoint`, now that a connection to it closed.
+        /// Starts the jobs waiting for `endpoint` while it has room (a connection closed, or failed at once): one
+        /// after another in a loop, so that a server gone with a thousand jobs waiting fails them on one stack frame.
         private func startWaiting(for endpoint: HTTP1Endpoint, _ state: inout State) {
-            guard var waiting = state.waiting[endpoint], !waiting.isEmpty else { return }
-            let job = waiting.removeFirst()
-            state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
-            start(job, &state)
+            while state.open[endpoint, default: 0] < connectionsPerEndpoint || !(state.idle[endpoint]?.isEmpty ?? true),
+                var waiting = state.waiting[endpoint], !waiting.isEmpty
+            {
+                let job = waiting.removeFirst()
+                state.waiting[endpoint] = waiting.isEmpty ? nil : waiting
+                start(job, &state)
+            }
         }
 
         private func close(_ socket: Int32, _ state: inout State) {

@@ -150,8 +150,9 @@
             defer { loop.shutDown() }
             let url = URL(string: "http://127.0.0.1:\(refusing.port)/r")!
             let head = HTTP1RequestHead(URLRequest(url: url), method: "GET", bodyLength: 0, acceptEncoding: nil)!
+            // A thousand waiting behind one connection: each failure gives its room to the next, in a loop.
             let failures = await withTaskGroup(of: NetworkError.TransportFailure?.self) { group in
-                for id in 1...3 {
+                for id in 1...1000 {
                     group.addTask {
                         failure(
                             await withCheckedContinuation { continuation in
@@ -165,8 +166,31 @@
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(failures == [.cannotConnect, .cannotConnect, .cannotConnect])
+            #expect(failures == Array(repeating: .cannotConnect, count: 1000))
+            #expect(loop.load == 0)
             withExtendedLifetime(refusing) {}
+        }
+
+        @Test func aJobWhoseSendEndedBeforeItWentOutIsNeverSent() async throws {
+            // The deadline or a cancellation ended the send between its start and the hand-over: the cancellation
+            // found nothing to cancel, and the job must not go out nor hold a connection.
+            let server = try TestHTTPServer { .json("\"\($0.path)\"") }
+            let loop = try makeLoop(connections: 1)
+            defer { loop.shutDown() }
+            let template = job(server, "abandoned") { _ in }
+            let answer = await withCheckedContinuation { continuation in
+                loop.send(
+                    HTTP1Job(
+                        id: template.id, endpoint: template.endpoint, url: template.url, head: template.head,
+                        body: template.body, answer: { continuation.resume(returning: $0) }, isAbandoned: { true }))
+            }
+            guard case .failure(.cancelled) = answer else {
+                Issue.record("an abandoned job: \(answer)")
+                return
+            }
+            #expect(text(await get(loop, server, "next")) == "\"/next\"")
+            #expect(server.requests.map(\.path) == ["/next"])
+            #expect(loop.load == 0)
         }
 
         @Test func aCancelledWaitingJobIsNeverStartedNorAnswered() async throws {
