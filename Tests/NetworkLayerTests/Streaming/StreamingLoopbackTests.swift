@@ -44,6 +44,7 @@ extension ResponseBody {
 struct StreamRoute: URLRequestProtocol {
     let url: URL
     init(_ server: TestHTTPServer, _ path: String) { url = server.baseURL.appendingPathComponent(path) }
+    init(_ url: URL) { self.url = url }
 }
 
 extension LoopbackIntegration {
@@ -371,13 +372,14 @@ extension LoopbackIntegration {
 
         @Test(arguments: TransportKind.all)
         func theFirstConnectionToAStoppedServerFailsAtOnce(_ kind: TransportKind) async throws {
-            let server = try TestHTTPServer { _ in .response(status: 200) }
-            server.stop()
-            try await waitUntil(seconds: 10) { server.isClosed }
+            // Bound and never listening: a stopped server's port could be given to a parallel test's server.
+            let refusing = try RefusingPort()
+            let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/live"))
             let started = Date()
             let error = await #expect(throws: NetworkError.self) {
-                for try await _ in try kind.network().events(StreamRoute(server, "live")) {}
+                for try await _ in try kind.network().events(StreamRoute(url)) {}
             }
+            withExtendedLifetime(refusing) {}
             #expect(transportFailure(error) == .cannotConnect, "\(String(describing: error))")
             #expect(Date().timeIntervalSince(started) < 30, "no backoff before the first connection fails")
         }

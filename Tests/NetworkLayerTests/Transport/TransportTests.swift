@@ -201,13 +201,13 @@ extension LoopbackIntegration {
         @Test(arguments: TransportKind.all)
         func connectionRefusedIsATypedTransportError(_ kind: TransportKind) async throws {
             let network = try kind.network()
-            let server = try TestHTTPServer { _ in .close }
-            let base = server.baseURL
-            server.stop()
-            try await waitUntil { server.isClosed }
+            // Bound and never listening: a stopped server's port could be given to a parallel test's server.
+            let refusing = try RefusingPort()
+            let base = try #require(URL(string: "http://127.0.0.1:\(refusing.port)"))
             let error = await #expect(throws: NetworkError.self) {
                 try await network.send(TestEndpoint(base: base, path: "users"))
             }
+            withExtendedLifetime(refusing) {}
             guard case .transport(let failure, _) = error else {
                 Issue.record("expected a transport error, got \(String(describing: error))")
                 return
