@@ -63,7 +63,7 @@ public struct CredentialScope: Sendable {
         case .firstOrigin(let first):
             guard let url else { return false }
             let text = url.absoluteString
-            let prefix = Self.authorityPrefix(of: text)
+            let prefix = URLText.authorityPrefix(of: text)
             let known = first.withLock { first in
                 first.first { $0.environment == environment }?.prefixes.contains { $0 == prefix } ?? false
             }
@@ -79,20 +79,5 @@ public struct CredentialScope: Sendable {
                 return true
             }
         }
-    }
-
-    /// `scheme://authority` of a URL's text, as written: everything before the path, query or fragment. Two URLs
-    /// whose texts begin with the same one have the same origin.
-    static func authorityPrefix(of text: String) -> Substring {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return text[...] }
-        var start = bytes.index(after: colon)
-        for _ in 0..<2 where start != bytes.endIndex && bytes[start] == UInt8(ascii: "/") {
-            start = bytes.index(after: start)
-        }
-        let end =
-            bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? bytes.endIndex
-        return text[..<end]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 import Testing
 
 @testable import NetworkLayer
@@ -14,7 +15,7 @@ struct CredentialScopeTests {
         ("https://user@api.example.com/#top", "https://user@api.example.com"),
     ])
     func theAuthorityPrefixEndsWhereThePathQueryOrFragmentBegins(url: String, prefix: String) {
-        #expect(CredentialScope.authorityPrefix(of: url) == prefix)
+        #expect(URLText.authorityPrefix(of: url) == prefix)
     }
 
     @Test func theFirstOriginHoldsForEveryRequestAfterAPrefixIsKnown() throws {
