@@ -31,7 +31,7 @@ import NetworkLayerSupport
 ///   ``RefreshFailure``, once; the next 401 after that may try again.
 /// - A route opts out with ``RequestOptions/authenticates`` `= false` (the refresh endpoint itself, public
 ///   endpoints), and a route that sets the header itself is left alone.
-public struct AuthenticationMiddleware: ResponseHeadMiddleware {
+public struct AuthenticationMiddleware: RequestAdaptingMiddleware {
     /// The header the token goes in. Defaults to `Authorization`.
     public let headerName: String
     /// The word before the token, such as `Bearer`; `nil` sends the token alone.
@@ -73,33 +73,31 @@ public struct AuthenticationMiddleware: ResponseHeadMiddleware {
         self.scope = scope
     }
 
-    /// Sends the request with the token; on 401, refreshes (once for everyone) and sends it once more.
-    public func intercept(
-        _ request: URLRequest,
-        context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
-    ) async throws -> (Data, ResponseHead) {
+    /// Adds the token to a request the middleware covers; returns how many refreshes had ended before the token
+    /// was read, or `nil` for a request it leaves alone.
+    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws -> Int? {
         guard context.options.authenticates, !request.hasHeaderField(headerName),
             scope.includes(request.url, in: context.environment)
-        else {
-            return try await next(request, context)
-        }
+        else { return nil }
         // The refresh count is read before the token, so a refresh that lands in between makes this request
-        // retry rather than refresh again.
+        // go again rather than refresh again.
         let refreshesSeen = refreshes.count
-        let first = try await next(authorized(request, with: try await token()), context)
-        // A one-shot upload body is gone once sent: its 401 is the answer.
-        guard first.1.statusCode == 401, context.canResend else { return first }
-        try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
-        var context = context
-        context.attempt += 1
-        return try await next(authorized(request, with: try await token()), context)
+        if let token = try await token() {
+            request.setValue(scheme.map { "\($0) \(token)" } ?? token, forHTTPHeaderField: headerName)
+        }
+        return refreshesSeen
     }
 
-    private func authorized(_ request: URLRequest, with token: String?) -> URLRequest {
-        guard let token else { return request }
-        return request.settingHeaderFields(
-            CollectionOfOne((key: headerName, value: scheme.map { "\($0) \(token)" } ?? token)))
+    /// On 401 to a request sent with the token, refreshes it (once for every request sent with the same one) and
+    /// asks for the request to go once more.
+    public func shouldSendAgain(
+        after response: ResponseHead,
+        adaptation refreshesSeen: Int?,
+        context: RequestContext
+    ) async throws -> Bool {
+        guard let refreshesSeen, response.statusCode == 401 else { return false }
+        try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
+        return true
     }
 }
 

@@ -20,7 +20,7 @@ import NetworkLayerSupport
 /// A secret header (`Authorization`, `Cookie`, or a name with token, key, secret or password in it, such as
 /// `X-API-Key`) goes only to the requests its ``CredentialScope`` includes: by default the origin of the first
 /// request, so an API key never reaches a CDN or a presigned storage URL. The other fields go to every request.
-public struct DefaultHeadersMiddleware: ResponseHeadMiddleware {
+public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
     /// The fields added to every request that does not set them.
     public let headers: [String: String]
     private let scope: CredentialScope
@@ -47,18 +47,12 @@ public struct DefaultHeadersMiddleware: ResponseHeadMiddleware {
         }
     }
 
-    /// Adds the fields the request lacks, then sends it on.
-    public func intercept(
-        _ request: URLRequest,
-        context: RequestContext,
-        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
-    ) async throws -> (Data, ResponseHead) {
+    /// Adds the fields the request lacks.
+    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) throws {
         if let invalid { throw invalid }
         let addsSecrets = !hasSecrets || scope.includes(request.url, in: context.environment)
-        let missing = headers.filter { name, _ in
-            (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name)
+        for (name, value) in headers where (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name) {
+            request.setValue(value, forHTTPHeaderField: name)
         }
-        guard !missing.isEmpty else { return try await next(request, context) }
-        return try await next(request.settingHeaderFields(missing), context)
     }
 }

@@ -9,15 +9,19 @@ import NetworkLayerSupport
 /// Runs a request through a network's middleware, in order, and then its transport: the one path from a built request
 /// to the transport, with or without middleware.
 struct MiddlewareChain: Sendable {
-    /// A middleware, sorted once by the shape it takes its response in.
+    /// A middleware, sorted once by the shape it takes its response in; request-adapting middleware next to each
+    /// other are one link.
     private enum Link: Sendable {
+        case adapting(AdaptingRun)
         case head(any ResponseHeadMiddleware)
         case plain(any Middleware)
 
-        var member: any Middleware {
+        /// The name a failure of the link's own carries; an adapting run names its member itself.
+        var name: String {
             switch self {
-            case .head(let head): head
-            case .plain(let plain): plain
+            case .adapting(let run): String(describing: run.members.map { type(of: $0) })
+            case .head(let head): String(describing: type(of: head))
+            case .plain(let plain): String(describing: type(of: plain))
             }
         }
     }
@@ -36,13 +40,26 @@ struct MiddlewareChain: Sendable {
 
     /// A chain of `middleware`, in order, ending in `transport`; made once for each middleware list and transport.
     init(middleware: [any Middleware], transport: any Transport) {
-        links = middleware.map { member in
-            if let head = member as? any ResponseHeadMiddleware { return .head(head) }
-            return .plain(member)
+        var links: [Link] = []
+        for member in middleware {
+            if let adapting = member as? any RequestAdaptingMiddleware {
+                if case .adapting(let run) = links.last {
+                    links[links.count - 1] = .adapting(
+                        AdaptingRun(members: run.members + [adapting], namesFailures: true))
+                } else {
+                    links.append(.adapting(AdaptingRun(members: [adapting], namesFailures: true)))
+                }
+            } else if let head = member as? any ResponseHeadMiddleware {
+                links.append(.head(head))
+            } else {
+                links.append(.plain(member))
+            }
         }
+        self.links = links
         self.transport = transport
         runsInCallersTask =
-            transport is any DeadlineKeepingTransport && links.allSatisfy { if case .head = $0 { true } else { false } }
+            transport is any DeadlineKeepingTransport
+            && links.allSatisfy { if case .plain = $0 { false } else { true } }
     }
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
@@ -84,6 +101,10 @@ struct MiddlewareChain: Sendable {
         guard index < links.count else { return try await sendThroughTransport(request, context: context) }
         do {
             switch links[index] {
+            case .adapting(let run):
+                return try await run.send(request, context: context) { request, context in
+                    try await send(request, context: context, from: index + 1)
+                }
             case .head(let head):
                 return try await head.intercept(request, context: context) {
                     (request: URLRequest, context: RequestContext) async throws -> (Data, ResponseHead) in
@@ -96,14 +117,8 @@ struct MiddlewareChain: Sendable {
                 }
                 return (data, ResponseHead(response))
             }
-        } catch let error as NetworkError {
-            throw error
-        } catch is CancellationError {
-            throw .cancelled
-        } catch let error as URLError where error.code == .cancelled {
-            throw .cancelled
         } catch {
-            throw .middleware(String(describing: type(of: links[index].member)), underlyingError: error)
+            throw NetworkError(middlewareError: error, named: links[index].name)
         }
     }
 
@@ -128,6 +143,19 @@ struct MiddlewareChain: Sendable {
             return try await transport.exchange(checked: request, uploading: context.upload, into: context.streamSlot)
         } catch {
             throw NetworkError(transportError: error)
+        }
+    }
+}
+
+extension NetworkError {
+    /// What a middleware threw, as its caller sees it: a `NetworkError` unchanged, a cancellation as `.cancelled`,
+    /// and anything else as `.middleware`, naming the middleware.
+    init(middlewareError error: any Error, named name: String) {
+        switch error {
+        case let error as NetworkError: self = error
+        case is CancellationError: self = .cancelled
+        case let error as URLError where error.code == .cancelled: self = .cancelled
+        default: self = .middleware(name, underlyingError: error)
         }
     }
 }
