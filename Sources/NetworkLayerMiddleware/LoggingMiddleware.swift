@@ -82,6 +82,7 @@ public struct LoggingMiddleware: ResponseHeadMiddleware {
 
     /// 1234567 as "1,234,567".
     private static func grouped(_ count: Int) -> String {
+        guard count >= 1000 else { return String(count) }
         var digits = Array(String(count))
         var index = digits.count - 3
         while index > 0 {

@@ -83,9 +83,9 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
             } catch {
                 outcome = .failure(error)
             }
-            guard context.attempt < maxAttempts, context.canResend,
-                context.options.retry.allowsSendingAgain(method: request.httpMethod),
-                let delay = delay(after: outcome, attempt: context.attempt),
+            // The outcome first: most are final, and it is the cheapest to read.
+            guard let delay = delay(after: outcome, attempt: context.attempt), context.attempt < maxAttempts,
+                context.canResend, context.options.retry.allowsSendingAgain(method: request.httpMethod),
                 delay < context.timeRemaining
             else { return try outcome.get() }
             try await sleep(delay)
