@@ -3,8 +3,8 @@ public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
-    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
-    public import FoundationNetworking
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 /// Sends a token with every request and refreshes it once when the server answers 401, however many requests got

@@ -3,8 +3,8 @@ public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
-    // URLRequest and HTTPURLResponse live in FoundationNetworking on Linux.
-    public import FoundationNetworking
+    // URLRequest lives in FoundationNetworking on Linux.
+    import FoundationNetworking
 #endif
 
 /// Adds header fields to every request, such as an API key or a client version.

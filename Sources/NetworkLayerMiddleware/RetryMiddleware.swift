@@ -83,8 +83,8 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
             } catch {
                 outcome = .failure(error)
             }
-            // The outcome first: most are final, and it is the cheapest to read.
-            guard let delay = delay(after: outcome, attempt: context.attempt), context.attempt < maxAttempts,
+            // The outcome before the options: most outcomes are final, and the options' lookup costs more.
+            guard context.attempt < maxAttempts, let delay = delay(after: outcome, attempt: context.attempt),
                 context.canResend, context.options.retry.allowsSendingAgain(method: request.httpMethod),
                 delay < context.timeRemaining
             else { return try outcome.get() }
