@@ -16,10 +16,10 @@ struct MiddlewareChain: Sendable {
         case head(any ResponseHeadMiddleware)
         case plain(any Middleware)
 
-        /// The name a failure of the link's own carries; an adapting run names its member itself.
+        /// The name a failure of the link's own carries (an adapting run names the member that failed itself).
         var name: String {
             switch self {
-            case .adapting(let run): String(describing: run.members.map { type(of: $0) })
+            case .adapting(let run): run.members.map { String(describing: type(of: $0)) }.joined(separator: ", ")
             case .head(let head): String(describing: type(of: head))
             case .plain(let plain): String(describing: type(of: plain))
             }

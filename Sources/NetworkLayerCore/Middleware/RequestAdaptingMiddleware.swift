@@ -20,7 +20,8 @@ public import Foundation
 /// ``adapt(_:context:)`` in list order, then the request changed once with every field they set, then, after the
 /// response, each one's ``shouldSendAgain(after:adaptation:context:)`` in the opposite order. What a middleware of
 /// this shape costs is what its own code costs: no closure and no copy of the request of its own. Called as a
-/// ``ResponseHeadMiddleware`` (or a ``Middleware``), it does the same alone.
+/// ``ResponseHeadMiddleware`` (or a ``Middleware``), it does the same alone. A ``Network`` calls `adapt` and
+/// `shouldSendAgain` only: an `intercept` of your own in such a type is never called by the chain.
 ///
 /// The order is the chain's: a middleware sees the fields the ones before it set (``AdaptedRequest/hasHeaderField(_:)``),
 /// a field it sets replaces one of the same name set before it, and a middleware later in the list sees the request
@@ -198,7 +199,12 @@ struct AdaptingRun: Sendable {
         _ context: RequestContext
     ) async throws -> Int? {
         for index in members.indices.reversed() where !steps[index].sentAgain {
-            if try await ask(index, response, steps[index].adaptation, contexts?[index] ?? context) { return index }
+            // Each context passed as it is stored: a `RequestContext` is large enough that a copy shows.
+            let again =
+                if let contexts { try await ask(index, response, steps[index].adaptation, contexts[index]) } else {
+                    try await ask(index, response, steps[index].adaptation, context)
+                }
+            if again { return index }
         }
         return nil
     }
