@@ -73,31 +73,24 @@ public struct AuthenticationMiddleware: RequestAdaptingMiddleware {
         self.scope = scope
     }
 
-    /// Adds the token to a request the middleware covers; returns how many refreshes had ended before the token
-    /// was read, or `nil` for a request it leaves alone.
-    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws -> Int? {
+    /// Adds the token to a request the middleware covers, and asks to see its response: on 401, refreshes the token
+    /// (once for every request sent with the same one) and sends the request once more.
+    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws {
         guard context.options.authenticates, !request.hasHeaderField(headerName),
             scope.includes(request.url, in: context.environment)
-        else { return nil }
-        // The refresh count is read before the token, so a refresh that lands in between makes this request
-        // go again rather than refresh again.
+        else { return }
+        // The refresh count is read before the token, so a refresh that lands in between makes this request go
+        // again rather than refresh again.
         let refreshesSeen = refreshes.count
         if let token = try await token() {
             request.setValue(scheme.map { "\($0) \(token)" } ?? token, forHTTPHeaderField: headerName)
         }
-        return refreshesSeen
-    }
-
-    /// On 401 to a request sent with the token, refreshes it (once for every request sent with the same one) and
-    /// asks for the request to go once more.
-    public func shouldSendAgain(
-        after response: ResponseHead,
-        adaptation refreshesSeen: Int?,
-        context: RequestContext
-    ) async throws -> Bool {
-        guard let refreshesSeen, response.statusCode == 401 else { return false }
-        try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
-        return true
+        // A one-shot upload body is gone once sent: the chain asks only when the request can go again.
+        request.sendAgain(when: { [refreshes, refresh] response in
+            guard response.statusCode == 401 else { return false }
+            try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
+            return true
+        })
     }
 }
 

@@ -5,8 +5,7 @@ public import Foundation
     public import FoundationNetworking
 #endif
 
-/// A middleware that adds header fields to requests and may ask for a request to be sent once more after its
-/// response: an API key, a token, a signature, a request ID.
+/// A middleware that adds header fields to requests: an API key, a token, a signature, a request ID.
 ///
 /// ```swift
 /// struct RequestIDMiddleware: RequestAdaptingMiddleware {
@@ -17,59 +16,28 @@ public import Foundation
 /// ```
 ///
 /// A ``Network`` runs request-adapting middleware that sit next to each other in its list as one step: each one's
-/// ``adapt(_:context:)`` in list order, then the request changed once with every field they set, then, after the
-/// response, each one's ``shouldSendAgain(after:adaptation:context:)`` in the opposite order. What a middleware of
-/// this shape costs is what its own code costs: no closure and no copy of the request of its own. Called as a
-/// ``ResponseHeadMiddleware`` (or a ``Middleware``), it does the same alone. A ``Network`` calls `adapt` and
-/// `shouldSendAgain` only: an `intercept` of your own in such a type is never called by the chain.
+/// ``adapt(_:context:)`` in list order, then the request changed once with every field they set. What a middleware
+/// of this shape costs is what its own code costs: no closure, no step of the chain and no copy of the request of its
+/// own. A middleware that needs to see the response, to send the request once more after it (as a token refresh on
+/// 401 does), says so from `adapt` with ``AdaptedRequest/sendAgain(when:)``.
 ///
 /// The order is the chain's: a middleware sees the fields the ones before it set (``AdaptedRequest/hasHeaderField(_:)``),
 /// a field it sets replaces one of the same name set before it, and a middleware later in the list sees the request
 /// with all of them. What one throws reaches the caller as ``NetworkError/middleware(_:underlyingError:)`` naming
-/// it, as for any middleware.
+/// it, as for any middleware. Called as a ``ResponseHeadMiddleware`` (or a ``Middleware``), it does the same alone;
+/// a ``Network`` calls `adapt` only, never an `intercept` of your own in such a type.
 public protocol RequestAdaptingMiddleware: ResponseHeadMiddleware {
-    /// What ``adapt(_:context:)`` hands to ``shouldSendAgain(after:adaptation:context:)`` about one send of a
-    /// request, such as the version of the token it added; `Void` for a middleware that never sends again.
-    associatedtype Adaptation: Sendable = Void
-
-    /// Sets this middleware's header fields on `request`, and returns what it needs to know after the response.
+    /// Sets this middleware's header fields on `request`.
     ///
     /// - Parameters:
     ///   - request: The request with the fields the middleware before this one set.
     ///   - context: The route's options, the attempt number and the time left before the overall deadline.
-    func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws -> Adaptation
-
-    /// Whether to adapt the request again and send it once more, after `response` to a request this middleware
-    /// adapted; `false` (the default) returns the response on up the chain.
-    ///
-    /// A middleware sends a request again at most once, as an `intercept` that calls `next` a second time and
-    /// returns what it gets: it is not asked about the answer to the request it sent again, which is final. Never
-    /// asked when the request's body cannot be sent again (``RequestContext/canResend``). A middleware that needs
-    /// more tries than that is a ``ResponseHeadMiddleware``, as `RetryMiddleware` is.
-    ///
-    /// - Parameters:
-    ///   - response: The response to the request as ``adapt(_:context:)`` left it (and the middleware after it).
-    ///   - adaptation: What ``adapt(_:context:)`` returned for that request.
-    ///   - context: The context ``adapt(_:context:)`` was given.
-    func shouldSendAgain(
-        after response: ResponseHead,
-        adaptation: Adaptation,
-        context: RequestContext
-    ) async throws -> Bool
+    func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws
 }
 
 extension RequestAdaptingMiddleware {
-    /// Never sends a request again.
-    public func shouldSendAgain(
-        after response: ResponseHead,
-        adaptation: Adaptation,
-        context: RequestContext
-    ) async throws -> Bool {
-        false
-    }
-
-    /// Adapts the request, sends it on through `next`, and sends it once more when
-    /// ``shouldSendAgain(after:adaptation:context:)`` says so: the middleware run alone, as a ``Network`` runs it.
+    /// Adapts the request and sends it on through `next`, once more when ``AdaptedRequest/sendAgain(when:)`` asked
+    /// for it: the middleware run alone, as a ``Network`` runs it.
     public func intercept(
         _ request: URLRequest,
         context: RequestContext,
@@ -88,10 +56,27 @@ extension RequestAdaptingMiddleware {
 /// print(request.urlRequest.value(forHTTPHeaderField: "Authorization") ?? "none")  // Bearer abc
 /// ```
 public struct AdaptedRequest: Sendable {
+    /// A middleware's wish to see the response: whether to send the request again.
+    struct Decision: Sendable {
+        /// The member of the run that asked.
+        let member: Int
+        /// How many fields the members before it had set.
+        let mark: Int
+        /// The attempt it was adapted for.
+        let attempt: Int
+        let decide: @Sendable (ResponseHead) async throws -> Bool
+    }
+
     /// The request as it came to the first of the adapting middleware, without the fields they set.
     public let original: URLRequest
     /// The fields set, in the order they were set; a later one replaces an earlier one of the same name.
     private(set) var fields: [(key: String, value: String)] = []
+    /// The wishes to see the response, in the order they were made.
+    private(set) var decisions: [Decision] = []
+    /// The member of a run adapting the request now, where its fields begin and for which attempt; `nil` while a
+    /// member adapts it again after asking to: the answer to that is final, so it is not asked again. A request made
+    /// by hand is adapted by one member, for the first attempt.
+    private var adapting: (member: Int, mark: Int, attempt: Int)? = (member: 0, mark: 0, attempt: 1)
 
     /// A request to adapt: `request` with no field set yet. A ``Network`` makes these; a test of a middleware can too.
     public init(_ request: URLRequest) {
@@ -126,31 +111,53 @@ public struct AdaptedRequest: Sendable {
         fields.isEmpty ? original : original.settingHeaderFields(list: fields)
     }
 
-    /// Forgets the fields set after the first `count`, for a middleware that adapts the request again.
-    mutating func keepFirst(_ count: Int) {
-        fields.removeSubrange(count...)
+    /// Asks to see the response to this request: when `decide` returns `true`, the request is adapted again (with
+    /// ``RequestContext/attempt`` one higher) and sent once more, as an `intercept` that calls `next` a second time
+    /// and returns what it gets.
+    ///
+    /// ```swift
+    /// request.sendAgain(when: { response in
+    ///     guard response.statusCode == 401 else { return false }
+    ///     try await tokens.refresh()
+    ///     return true
+    /// })
+    /// ```
+    ///
+    /// The answer to the request sent again is final: while adapting it, the middleware's calls to this are ignored.
+    /// The middleware later in the list decide first, as their `intercept`s would have seen the response first.
+    /// Never asked when the request's body cannot be sent again (``RequestContext/canResend``). A middleware that
+    /// needs more tries than one is a ``ResponseHeadMiddleware``, as `RetryMiddleware` is. What `decide` throws fails
+    /// the send, as what `adapt` throws does.
+    public mutating func sendAgain(when decide: @escaping @Sendable (ResponseHead) async throws -> Bool) {
+        guard let adapting else { return }
+        decisions.append(
+            Decision(member: adapting.member, mark: adapting.mark, attempt: adapting.attempt, decide: decide))
+    }
+
+    /// Starts a member's adaptation: `takesDecisions` is `false` when it adapts again after asking to.
+    mutating func begin(member: Int, attempt: Int, takesDecisions: Bool) {
+        adapting = takesDecisions ? (member, fields.count, attempt) : nil
+    }
+
+    /// Forgets the fields from `mark` on and the decisions of the members from `member` on, for a member that
+    /// adapts the request again.
+    mutating func rewind(to mark: Int, from member: Int) {
+        fields.removeSubrange(mark...)
+        decisions.removeAll { $0.member >= member }
     }
 }
 
 /// Request-adapting middleware that sit next to each other in a chain, run as one step: every ``adapt``, one change
-/// of the request, the rest of the chain, then every ``shouldSendAgain`` from the last to the first. A member that
-/// asks to send again adapts again, with the attempt counted, and so do the members after it, from the request as
-/// the members before it left it: what a chain of `intercept`s, each calling `next` again, would send.
+/// of the request, the rest of the chain, then each ``AdaptedRequest/sendAgain(when:)`` wish from the last made to
+/// the first. A member that wants the request sent again adapts it again, with the attempt counted, and so do the
+/// members after it, from the request as the members before it left it: what a chain of `intercept`s, each calling
+/// `next` again, would send.
 struct AdaptingRun: Sendable {
     let members: [any RequestAdaptingMiddleware]
     /// Whether a member's failure other than a `NetworkError` or a cancellation becomes
     /// ``NetworkError/middleware(_:underlyingError:)`` naming it: in a ``Network``'s chain, yes; a middleware called
     /// alone throws what it threw.
     let namesFailures: Bool
-
-    /// One member's part in the current send.
-    private struct Step {
-        /// How many fields the members before it had set.
-        var mark: Int
-        var adaptation: any Sendable
-        /// Whether it sent the request again since it was last adapted; it is not asked again until then.
-        var sentAgain = false
-    }
 
     /// Sends `request` through every member and then `next`.
     func send(
@@ -159,98 +166,54 @@ struct AdaptingRun: Sendable {
         next: (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
     ) async throws -> (Data, ResponseHead) {
         var adapted = AdaptedRequest(request)
-        var steps: [Step] = []
-        steps.reserveCapacity(members.count)
-        for index in members.indices {
-            let mark = adapted.fields.count
-            steps.append(Step(mark: mark, adaptation: try await adapt(index, &adapted, context)))
-        }
-        // The context each member was adapted with, once a member has sent again (before that, all are `context`).
-        var contexts: [RequestContext]?
-        var onward = context
-        // Each sending again sets one member's flag and clears only those of the members after it: the flags,
-        // read as a binary number with the first member highest, grow each time, so there are fewer than 2^n.
+        try await adapt(&adapted, from: 0, context, again: false)
+        var onward: RequestContext?
+        // A member that asks again is not asked after its next adaptation, and only those after it are adapted anew:
+        // the members asking, read as a binary number with the first member highest, fall each time, so a send goes
+        // again fewer than 2^n times.
         while true {
-            let response = try await next(adapted.urlRequest, onward)
-            guard context.canResend,
-                let again = try await firstAskingAgain(after: response.1, steps: steps, contexts: contexts, context)
+            let response = try await next(adapted.urlRequest, onward ?? context)
+            guard !adapted.decisions.isEmpty, context.canResend,
+                let asking = try await decisionAskingAgain(after: response.1, in: adapted.decisions)
             else { return response }
-            var resent = contexts?[again] ?? context
-            resent.attempt += 1
-            adapted.keepFirst(steps[again].mark)
-            steps[again].sentAgain = true
-            steps[again].adaptation = try await adapt(again, &adapted, resent)
-            var all = contexts ?? Array(repeating: context, count: members.count)
-            for later in steps.indices.dropFirst(again + 1) {
-                all[later] = resent
-                let mark = adapted.fields.count
-                steps[later] = Step(mark: mark, adaptation: try await adapt(later, &adapted, resent))
-            }
-            contexts = all
+            var resent = context
+            resent.attempt = asking.attempt + 1
+            adapted.rewind(to: asking.mark, from: asking.member)
+            try await adapt(&adapted, from: asking.member, resent, again: true)
             onward = resent
         }
     }
 
-    /// The last member, going backwards, that wants the request sent again after `response`.
-    private func firstAskingAgain(
+    /// Lets the members from `first` on adapt the request; the first of them adapting it `again` takes no decision.
+    private func adapt(
+        _ request: inout AdaptedRequest,
+        from first: Int,
+        _ context: RequestContext,
+        again: Bool
+    ) async throws {
+        for index in members.indices.dropFirst(first) {
+            request.begin(member: index, attempt: context.attempt, takesDecisions: !again || index != first)
+            do {
+                try await members[index].adapt(&request, context: context)
+            } catch {
+                throw failure(error, of: index)
+            }
+        }
+    }
+
+    /// The last decision made, going backwards, that wants the request sent again after `response`.
+    private func decisionAskingAgain(
         after response: ResponseHead,
-        steps: [Step],
-        contexts: [RequestContext]?,
-        _ context: RequestContext
-    ) async throws -> Int? {
-        for index in members.indices.reversed() where !steps[index].sentAgain {
-            // Each context passed as it is stored: a `RequestContext` is large enough that a copy shows.
-            let again =
-                if let contexts { try await ask(index, response, steps[index].adaptation, contexts[index]) } else {
-                    try await ask(index, response, steps[index].adaptation, context)
-                }
-            if again { return index }
+        in decisions: [AdaptedRequest.Decision]
+    ) async throws -> AdaptedRequest.Decision? {
+        for decision in decisions.reversed() {
+            do {
+                if try await decision.decide(response) { return decision }
+            } catch {
+                throw failure(error, of: decision.member)
+            }
         }
         return nil
-    }
-
-    private func adapt(
-        _ index: Int,
-        _ request: inout AdaptedRequest,
-        _ context: RequestContext
-    ) async throws -> any Sendable {
-        do {
-            return try await Self.adapt(members[index], &request, context)
-        } catch {
-            throw failure(error, of: index)
-        }
-    }
-
-    private func ask(
-        _ index: Int,
-        _ response: ResponseHead,
-        _ adaptation: any Sendable,
-        _ context: RequestContext
-    ) async throws -> Bool {
-        do {
-            return try await Self.ask(members[index], response, adaptation, context)
-        } catch {
-            throw failure(error, of: index)
-        }
-    }
-
-    private static func adapt<Member: RequestAdaptingMiddleware>(
-        _ member: Member,
-        _ request: inout AdaptedRequest,
-        _ context: RequestContext
-    ) async throws -> any Sendable {
-        try await member.adapt(&request, context: context)
-    }
-
-    private static func ask<Member: RequestAdaptingMiddleware>(
-        _ member: Member,
-        _ response: ResponseHead,
-        _ adaptation: any Sendable,
-        _ context: RequestContext
-    ) async throws -> Bool {
-        // What the same member's `adapt` returned: the cast cannot fail.
-        guard let adaptation = adaptation as? Member.Adaptation else { return false }
-        return try await member.shouldSendAgain(after: response, adaptation: adaptation, context: context)
     }
 
     private func failure(_ error: any Error, of index: Int) -> any Error {

@@ -14,23 +14,22 @@ private struct Stamp: RequestAdaptingMiddleware {
     let sendsAgainAfter: Set<Int>
     let log: Locked<[String]>
 
-    func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws -> String {
+    func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws {
         let seen = request.value(forHTTPHeaderField: "X-Stamps").map { $0 + "," } ?? ""
-        request.setValue(seen + "\(name)@\(context.attempt)", forHTTPHeaderField: "X-Stamps")
+        let stamp = "\(name)@\(context.attempt)"
+        request.setValue(seen + stamp, forHTTPHeaderField: "X-Stamps")
         log.withLock { $0.append("\(name) adapts for attempt \(context.attempt)") }
-        return "\(name)@\(context.attempt)"
-    }
-
-    func shouldSendAgain(after response: ResponseHead, adaptation: String, context: RequestContext) async throws -> Bool
-    {
-        let again = sendsAgainAfter.contains(response.statusCode)
-        log.withLock { $0.append("\(name) asked about \(response.statusCode) after \(adaptation): \(again)") }
-        return again
+        guard !sendsAgainAfter.isEmpty else { return }
+        request.sendAgain(when: { [name, sendsAgainAfter, log] response in
+            let again = sendsAgainAfter.contains(response.statusCode)
+            log.withLock { $0.append("\(name) asked about \(response.statusCode) after \(stamp): \(again)") }
+            return again
+        })
     }
 }
 
 /// The semantics a run of adapting middleware must have, written out as a plain `intercept`: adapt, send, and when
-/// asked, adapt the same incoming request again with the attempt counted and send once more.
+/// asked, adapt the same incoming request again with the attempt counted (its wishes ignored) and send once more.
 private struct ByHand<Member: RequestAdaptingMiddleware>: ResponseHeadMiddleware {
     let member: Member
 
@@ -40,15 +39,18 @@ private struct ByHand<Member: RequestAdaptingMiddleware>: ResponseHeadMiddleware
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
     ) async throws -> (Data, ResponseHead) {
         var adapted = AdaptedRequest(request)
-        let adaptation = try await member.adapt(&adapted, context: context)
+        try await member.adapt(&adapted, context: context)
         let first = try await next(adapted.urlRequest, context)
-        guard context.canResend,
-            try await member.shouldSendAgain(after: first.1, adaptation: adaptation, context: context)
-        else { return first }
+        guard context.canResend else { return first }
+        var asked = false
+        for decision in adapted.decisions.reversed() where !asked {
+            asked = try await decision.decide(first.1)
+        }
+        guard asked else { return first }
         var again = context
         again.attempt += 1
         var readapted = AdaptedRequest(request)
-        _ = try await member.adapt(&readapted, context: again)
+        try await member.adapt(&readapted, context: again)
         return try await next(readapted.urlRequest, again)
     }
 }
@@ -138,9 +140,11 @@ struct RequestAdaptingMiddlewareTests {
 
     @Test func aOneShotUploadIsNeverSentAgain() async throws {
         let log = Locked<[String]>([])
-        let mock = MockTransport(defaultResponse: .status(401))
-        let network = Network(transport: mock, middleware: [Stamp(name: "a", sendsAgainAfter: [401], log: log)])
+        // Three 401s and then 200s: a run that went on asking would end, and fail, rather than hang.
+        let mock = MockTransport(defaultResponse: .status(200))
         let uploadRoute = TestRoute("https://api.example.com/uploads", method: .post)
+        mock.respond(to: uploadRoute, with: [.status(401), .status(401), .status(401)])
+        let network = Network(transport: mock, middleware: [Stamp(name: "a", sendsAgainAfter: [401], log: log)])
         await #expect(throws: NetworkError.self) {
             try await network.upload(uploadRoute, from: .stream(chunkStream([Data("body".utf8)])))
         }
