@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N] [--floor] [--profile SIDE [--requests N] [--tasks T]]
+//       [--warm-up-rounds N] [--floor] [--shapes] [--profile SIDE [--requests N] [--tasks T]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -29,6 +29,9 @@ import NetworkLayer
 // --floor adds the floor (FloorEngine.swift, Linux on x86-64): the least an HTTP/1.1 client in Swift does for the
 // same request, alone, as a third party's transport, and on the package's own transports' path with and without the
 // app's middleware: how much of each side's cost is its engine, how much the path above it.
+// --shapes adds two sides whose two middleware set the app's two headers with the same code in two shapes: as
+// `ResponseHeadMiddleware` (each copies the request) and as `RequestAdaptingMiddleware` (one change for both): what
+// the shape costs, apart from what the built-ins' own code does (credential scopes, the refresh's bookkeeping).
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
 // it over TLS, HTTP/1.1 otherwise.
@@ -86,6 +89,31 @@ func fullStack() -> [any Middleware] {
         LoggingMiddleware(sink: { _ in }),
         StatusHookMiddleware(statuses: [401, 403]) { _ in },
     ]
+}
+
+/// A third party's header middleware as a `ResponseHeadMiddleware`: it copies the request to add its field.
+struct CopyingHeaderMiddleware: ResponseHeadMiddleware {
+    let name: String
+    let value: String
+
+    func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
+        guard !request.hasHeaderField(name) else { return try await next(request, context) }
+        return try await next(request.settingHeaderFields([(key: name, value: value)]), context)
+    }
+}
+
+/// The same middleware as a `RequestAdaptingMiddleware`: its neighbours' fields and its own go in one change.
+struct AdaptingHeaderMiddleware: RequestAdaptingMiddleware {
+    let name: String
+    let value: String
+
+    func adapt(_ request: inout AdaptedRequest, context: RequestContext) {
+        if !request.hasHeaderField(name) { request.setValue(value, forHTTPHeaderField: name) }
+    }
 }
 
 struct PeerError: Error, CustomStringConvertible {
@@ -280,6 +308,21 @@ var sides: [Side] = []
         Side(name: "Curl full stack") {
             let _: Profile = try await full.send(SmallRoute(url: small))
         })
+    if arguments.contains("--shapes") {
+        let twoHeaders = [("X-API-Key", apiKey), ("Authorization", "Bearer \(token)")]
+        let copying = Network(
+            transport: curlTransport, middleware: twoHeaders.map { CopyingHeaderMiddleware(name: $0.0, value: $0.1) })
+        sides.append(
+            Side(name: "Curl two copying") {
+                let _: Profile = try await copying.send(SmallRoute(url: small))
+            })
+        let adapting = Network(
+            transport: curlTransport, middleware: twoHeaders.map { AdaptingHeaderMiddleware(name: $0.0, value: $0.1) })
+        sides.append(
+            Side(name: "Curl two adapting") {
+                let _: Profile = try await adapting.send(SmallRoute(url: small))
+            })
+    }
     if arguments.contains("--one-thread") {
         let oneThread = Network(
             transport: try CurlTransport(
