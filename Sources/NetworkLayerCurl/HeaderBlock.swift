@@ -68,7 +68,8 @@ struct HeaderBlock {
     private static let contentLengthName = Array("content-length".utf8)
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
-    /// A status line starts a new response: the final one, or one more 1xx.
+    /// A status line starts a new response: the final one, or one more 1xx. The status is three digits, 100 at least,
+    /// followed by a space or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines).
     private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedLine }
         var status = 0
@@ -79,7 +80,9 @@ struct HeaderBlock {
             digits += 1
             index += 1
         }
-        guard digits == 3 else { throw .malformedLine }
+        guard digits == 3, status >= 100, index == line.count || line[index] == UInt8(ascii: " ") else {
+            throw .malformedLine
+        }
         statusCode = status
         httpVersion = String(decoding: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self)
         fields.removeAll(keepingCapacity: true)

@@ -3,7 +3,8 @@ import Foundation
 @testable import NetworkLayerCurl
 
 /// One input, cut into lines at each LF as libcurl's header callback passes them: the block takes each line or
-/// refuses it with a typed violation that says why, and never takes more than its size limit.
+/// refuses it with a typed violation that says why, never takes more than its size limit, and reads only a
+/// three-digit status.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -24,6 +25,7 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
     }
     precondition(taken <= limit, "the block took more than its limit")
+    if let status = block.statusCode { precondition((100...999).contains(status), "a status of \(status)") }
     _ = block.value(ofField: "Content-Length")
     _ = block.value(ofField: "content-type")
     return 0

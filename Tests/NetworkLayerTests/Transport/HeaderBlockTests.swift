@@ -51,6 +51,19 @@
             #expect(throws: violation) { try head("HTTP/1.1 200 OK\r\n", line) }
         }
 
+        @Test(arguments: [
+            "HTTP/1.1 2000 OK\r\n", "HTTP/1.1 2000\r\n", "HTTP/1.1 020 OK\r\n", "HTTP/1.1 20 OK\r\n",
+            "HTTP/1.1 200OK\r\n", "HTTP/1.1\r\n",
+        ])
+        func aStatusLineWithoutThreeDigitsOfAStatusIsRefused(line: String) {
+            #expect(throws: HeaderBlock.Violation.malformedLine) { try head(line) }
+        }
+
+        @Test(arguments: ["HTTP/1.1 204\r\n", "HTTP/2 204 \r\n", "HTTP/1.0 204 No Content\r\n"])
+        func aStatusLineWithOrWithoutAReasonIsRead(line: String) throws {
+            #expect(try head(line, "\r\n").statusCode == 204)
+        }
+
         @Test func conflictingFramingIsRefusedInEitherOrder() {
             #expect(throws: HeaderBlock.Violation.conflictingContentLengths("3", "4")) {
                 try head("HTTP/1.1 200 OK\r\n", "Content-Length: 3\r\n", "Content-Length: 4\r\n")
