@@ -20,8 +20,9 @@ import NetworkLayerSupport
 ///   `baseDelay × 2^(attempt − 1)`, at most `maxDelay`.
 /// - A `Retry-After` header, in seconds or as an HTTP date, sets the wait instead. When it asks for longer than
 ///   `maxDelay`, or for longer than the send's deadline allows, the response is returned at once instead.
-/// - Cancelling the task ends a wait at once with ``NetworkError/cancelled``; the whole send, every attempt and wait
-///   included, stays within ``Network/timeout``.
+/// - It waits on the network's clock (``RequestContext/clock``, ``Network/clock``): a test that gives its network a
+///   clock of its own sees the waits there. Cancelling the task ends a wait at once with ``NetworkError/cancelled``;
+///   the whole send, every attempt and wait included, stays within ``Network/timeout``.
 public struct RetryMiddleware: ResponseHeadMiddleware {
     /// The most attempts per send, the first included.
     public let maxAttempts: Int
@@ -30,7 +31,8 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
     /// The longest wait between two attempts, in seconds.
     public let maxDelay: TimeInterval
 
-    private let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// How the middleware waits; `nil` waits on the context's clock.
+    private let sleep: (@Sendable (TimeInterval) async throws -> Void)?
     private let now: @Sendable () -> Date
     private let random: @Sendable (ClosedRange<Double>) -> Double
 
@@ -48,16 +50,16 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
     public init(maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30) {
         self.init(
             maxAttempts: maxAttempts, baseDelay: baseDelay, maxDelay: maxDelay,
-            sleep: { try await Task.sleep(nanoseconds: UInt64(max(0, $0) * 1_000_000_000)) },
-            now: { Date() }, random: { Double.random(in: $0) })
+            sleep: nil, now: { Date() }, random: { Double.random(in: $0) })
     }
 
-    /// Creates a retry middleware that waits, reads the time and draws its jitter with the functions given.
+    /// Creates a retry middleware that waits (on the context's clock when `sleep` is `nil`), reads the wall-clock
+    /// time (for a `Retry-After` date) and draws its jitter with the functions given.
     init(
         maxAttempts: Int,
         baseDelay: TimeInterval,
         maxDelay: TimeInterval,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void,
+        sleep: (@Sendable (TimeInterval) async throws -> Void)?,
         now: @escaping @Sendable () -> Date,
         random: @escaping @Sendable (ClosedRange<Double>) -> Double
     ) {
@@ -88,7 +90,7 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
                 context.canResend, context.options.retry.allowsSendingAgain(method: request.httpMethod),
                 delay < context.timeRemaining
             else { return try outcome.get() }
-            try await sleep(delay)
+            if let sleep { try await sleep(delay) } else { try await context.clock.sleep(delay) }
             context.attempt += 1
         }
     }

@@ -24,8 +24,9 @@ public struct Network: Sendable {
     }
     /// The middleware and the transport as one chain, made again when either changes.
     private var chain: MiddlewareChain
-    /// The clock deadlines are measured on and backoffs (an event stream's reconnection, a download's resume) wait
-    /// on: the system's, or a test's (see ``UptimeClock``).
+    /// The clock deadlines are measured on and backoffs (a retry, an event stream's or a WebSocket's reconnection, a
+    /// download's resume) wait on: the system's, or a test's (see ``UptimeClock``). Middleware read it as
+    /// ``RequestContext/clock``.
     public var clock = UptimeClock.system {
         didSet { chain.clock = clock }
     }

@@ -1,7 +1,8 @@
 import Dispatch
 
-/// The monotonic clock a ``Network`` measures deadlines on and waits its backoffs on (an event stream's
-/// reconnections, a download's resumes): the system's uptime, or one your test moves by hand.
+/// The monotonic clock a ``Network`` measures deadlines on and waits its backoffs on (`RetryMiddleware`'s waits, an
+/// event stream's or a WebSocket's reconnections, a download's resumes): the system's uptime, or one your test moves
+/// by hand.
 ///
 /// A test that should not wait for real backoffs gives its network a clock that records the waits instead:
 ///

@@ -31,8 +31,9 @@ public struct RequestContext: Sendable {
     /// When the send's overall deadline (``Network/timeout``) passes, in nanoseconds of `clock`.
     let deadline: UInt64
 
-    /// The clock the deadline is measured on: the system's uptime, or a test's.
-    let clock: UptimeClock
+    /// The clock the send's deadline is measured on, the network's (``Network/clock``): the system's uptime, or a
+    /// test's. A middleware that waits between attempts waits on it, as the network's own backoffs do.
+    public let clock: UptimeClock
 
     /// The request as the route built it (or as given to ``Network/send(prepared:options:)``), before any
     /// middleware: how a middleware tells headers the route set from those another middleware added (an offline

@@ -58,6 +58,22 @@ struct RetryMiddlewareTests {
         #expect(sleeper.waits.withLock { $0 } == [0.5, 1.0], "exponential: base, then twice the base")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func theWaitsAreOnTheNetworksClock() async throws {
+        let sleeper = RecordingSleeper()
+        let mock = MockTransport()
+        let busy = MockResponse.status(503, headers: ["Retry-After": "300"])
+        mock.respond(to: UserRoute.getUser(id: 1), with: [busy, busy, .json(aliceJSON)])
+        var network = Network(
+            transport: mock, middleware: [RetryMiddleware(maxAttempts: 3, baseDelay: 1, maxDelay: 600)])
+        network.timeout = 3600
+        network.clock = UptimeClock(
+            nanoseconds: { DispatchTime.now().uptimeNanoseconds }, sleep: { try await sleeper.sleep($0) })
+        let user: User = try await network.send(UserRoute.getUser(id: 1))
+        #expect(user == alice)
+        #expect(sleeper.waits.withLock { $0 } == [300, 300], "both five-minute waits were asked of the clock")
+    }
+
     @Test func stopsAfterMaxAttemptsAndReturnsTheLastResponse() async throws {
         let sleeper = RecordingSleeper()
         let mock = MockTransport(defaultResponse: .status(503, body: Data("busy".utf8)))
