@@ -67,10 +67,21 @@ public struct UploadBody: Sendable {
         return true
     }
 
-    /// The `Content-Type` the body implies (a multipart form's, with its boundary), if any.
-    var impliedContentType: String? {
+    /// The `Content-Type` an upload of this body goes as when its request names none: the body's own (a multipart
+    /// form's, with its boundary), or `application/octet-stream`. Every transport applies this one rule, through
+    /// ``RequestRules/check(_:uploading:)`` or ``inMemory(_:)``, so an upload sent through ``Network`` and one sent
+    /// by calling a transport directly carry the same header.
+    var contentType: String {
         if case .multipart(let form) = source { return form.contentType }
-        return nil
+        return "application/octet-stream"
+    }
+
+    /// `request` with ``contentType`` when it names no `Content-Type` of its own.
+    func labeling(_ request: URLRequest) -> URLRequest {
+        guard request.value(forHTTPHeaderField: "Content-Type") == nil else { return request }
+        var labeled = request
+        labeled.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        return labeled
     }
 
     /// The exact length, when it is known before sending; checks that a file can be read.
@@ -119,11 +130,11 @@ public struct UploadBody: Sendable {
         return try reader.readAll(counting: progress)
     }
 
-    /// `request` with the whole body in `httpBody`, counted as sent.
+    /// `request` with the whole body in `httpBody`, counted as sent, labeled as an upload of it is (``labeling(_:)``).
     ///
     /// - Throws: ``NetworkError``.
     func inMemory(_ request: URLRequest) async throws(NetworkError) -> URLRequest {
-        var request = request
+        var request = labeling(request)
         request.httpBody = try await collect(counting: progress)
         return request
     }

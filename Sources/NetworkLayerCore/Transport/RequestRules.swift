@@ -15,9 +15,8 @@ import Foundation
     ///   `https`, has no host or carries a user or password; the method is not an RFC 9110 token; a `GET` or `HEAD`
     ///   has a body; a header name is not a token, is given twice in different cases, or a value holds CR, LF or NUL.
     /// - Parameter upload: The body an upload sends beside the request, if any: without a `Content-Type` the request
-    ///   goes as the body's own type (a multipart form's, with its boundary) or `application/octet-stream`. Every
-    ///   transport of this package applies this one rule, so an upload sent through ``Network`` and one sent by
-    ///   calling a transport directly carry the same header.
+    ///   goes as the body's own type (a multipart form's, with its boundary) or `application/octet-stream`, the one
+    ///   rule every transport applies (a transport that reads the body into memory applies it there).
     public static func check(
         _ request: URLRequest,
         uploading upload: UploadBody? = nil
@@ -30,19 +29,14 @@ import Foundation
         }
         let fields = request.allHTTPHeaderFields ?? [:]
         try validate(fields)
-        let contentType: String
-        if let upload {
-            contentType = upload.impliedContentType ?? "application/octet-stream"
-        } else {
-            guard let body = request.httpBody, !body.isEmpty else { return request }
-            if method == "GET" || method == "HEAD" {
-                throw .invalidRequest(.body, reason: "a \(method) request cannot have a body")
-            }
-            contentType = RequestBody.inferredContentType(of: body)
+        if let upload { return upload.labeling(request) }
+        guard let body = request.httpBody, !body.isEmpty else { return request }
+        if method == "GET" || method == "HEAD" {
+            throw .invalidRequest(.body, reason: "a \(method) request cannot have a body")
         }
         guard !fields.keys.contains(where: { HeaderFields.sameName($0, "Content-Type") }) else { return request }
         var labeled = request
-        labeled.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        labeled.setValue(RequestBody.inferredContentType(of: body), forHTTPHeaderField: "Content-Type")
         return labeled
     }
 

@@ -70,6 +70,24 @@ struct NetworkUploadTests {
         #expect(mock.requests.first?.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
     }
 
+    @Test func aMockCalledDirectlyRecordsTheContentTypeNetworkWouldSend() async throws {
+        var form = MultipartForm(boundary: "direct-boundary")
+        form.append("Ann", name: "title")
+        let json = Data(#"{"name":"Ann"}"#.utf8)
+        var request = URLRequest(url: URL(string: "https://api.example.com/uploads")!)
+        request.httpMethod = "POST"
+        let direct = MockTransport(defaultResponse: .status(201))
+        let throughNetwork = MockTransport(defaultResponse: .status(201))
+        for body in [UploadBody.data(json), .multipart(form)] {
+            _ = try await direct.upload(request, from: body)
+            try await Network(transport: throughNetwork).upload(uploadRoute, from: body)
+        }
+        let types = ["application/octet-stream", "multipart/form-data; boundary=direct-boundary"]
+        #expect(direct.requests.map { $0.value(forHTTPHeaderField: "Content-Type") } == types)
+        #expect(throughNetwork.requests.map { $0.value(forHTTPHeaderField: "Content-Type") } == types)
+        #expect(direct.requests.map(\.httpBody) == throughNetwork.requests.map(\.httpBody))
+    }
+
     @Test func aFileArrivesAsItsExactBytes() async throws {
         let file = try files.file("clip.bin", contents: bytes)
         let mock = MockTransport(defaultResponse: .status(201))
