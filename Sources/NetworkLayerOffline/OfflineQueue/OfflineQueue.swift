@@ -105,8 +105,10 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         case deadLettered(DeadLetter)
         /// A replay could not deliver it yet (a `5xx`, the network still unreachable); it stays first in line.
         case stillQueued(Entry, reason: String)
-        /// A replay could not read or rewrite the queue's files (the reason names the call and the system's error,
-        /// never a request). Nothing queued is lost: what was not delivered stays queued for the next replay.
+        /// A replay could not read, append to or rewrite the queue's files (the reason names the call and the
+        /// system's error, never a request), and stopped. Nothing queued is lost: what was not recorded as delivered
+        /// stays queued for the next replay (an entry sent just before the failure goes again, with the same
+        /// `Idempotency-Key`).
         case replayFailed(reason: String)
     }
 
@@ -373,16 +375,20 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         }
     }
 
-    /// Records an entry as delivered, or as dead with its letter; returns whether that is on disk (if not, the
-    /// replay stops, so that nothing is sent twice).
+    /// Records an entry as delivered, or as dead with its letter; returns whether that is on disk. If not, the
+    /// replay stops, so that nothing is sent twice, and says why (``Event/replayFailed(reason:)``): the entry stays
+    /// queued and goes again with the next replay.
     private func finish(_ entry: Entry, deadLetter: DeadLetter?) async -> Bool {
         let encoder = JSONEncoder()
         let record = JournalRecord(kind: deadLetter == nil ? .delivered : .dead, entry: entry)
-        guard let payload = try? encoder.encode(record) else { return false }
+        let payload: Data
         var letter: Data?
-        if let deadLetter {
-            guard let encoded = try? encoder.encode(deadLetter) else { return false }
-            letter = encoded
+        do {
+            payload = try encoder.encode(record)
+            if let deadLetter { letter = try encoder.encode(deadLetter) }
+        } catch {
+            onEvent(.replayFailed(reason: "a journal record could not be encoded"))
+            return false
         }
         let (journal, deadLetterFile, encodedLetter) = (journal, deadLetterFile, letter)
         do throws(Journal.Failure) {
@@ -391,6 +397,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
                 try journal.append([payload])
             }
         } catch {
+            onEvent(.replayFailed(reason: error.description))
             return false
         }
         if let deadLetter { onEvent(.deadLettered(deadLetter)) }

@@ -212,6 +212,26 @@ struct OfflineQueueTests {
         #expect(events.withLock { $0 } == ["waiting 1"])
     }
 
+    @Test func aJournalThatCannotBeWrittenStopsTheReplayAndSaysWhy() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Network(transport: offline, middleware: [try queue(replayingThrough: offline)])
+        _ = await sendQueued(NoteRoute(number: 1), through: network)
+        _ = await sendQueued(NoteRoute(number: 2), through: network)
+        let server = JournalBreakingTransport(directory: directory)
+        let events = Locked<[String]>([])
+        let replaying = try OfflineQueue(directory: directory, replayingThrough: Network(transport: server)) {
+            event in events.withLock { $0.append(Self.describe(event)) }
+        }
+        await replaying.flush()
+        #expect(server.sent.withLock { $0 } == 1, "the replay stops at the entry it could not record")
+        let said = events.withLock { $0 }
+        #expect(said.count == 1)
+        #expect(said.first?.hasPrefix("replay failed: open") == true, "\(said)")
+
+        try server.mendJournal()
+        #expect(try replaying.pendingEntries().map(\.number) == [1, 2], "nothing is lost")
+    }
+
     @Test func onlyRoutesThatAskAreQueuedAndOnlyWhenTheNetworkIsUnreachable() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let queue = try queue(replayingThrough: offline)
@@ -395,4 +415,36 @@ struct OfflineQueueTests {
             #expect(queued == queued.sorted(), "in the order they were queued")
         }
     #endif
+}
+
+/// A server that answers 200 and, at the first request, puts a directory where the queue's journal was, so that the
+/// queue cannot record the delivery.
+final class JournalBreakingTransport: Transport {
+    let directory: URL
+    let sent = Locked(0)
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    var journal: URL { directory.appendingPathComponent("journal") }
+    var aside: URL { directory.appendingPathComponent("journal.aside") }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        if sent.withLock({ count in
+            count += 1
+            return count == 1
+        }) {
+            try FileManager.default.moveItem(at: journal, to: aside)
+            try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: false)
+        }
+        let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])
+        return (Data(), response!)
+    }
+
+    /// Puts the journal back.
+    func mendJournal() throws {
+        try FileManager.default.removeItem(at: journal)
+        try FileManager.default.moveItem(at: aside, to: journal)
+    }
 }
