@@ -2,9 +2,9 @@
 # Builds and runs, in a scratch package, what a user of the core product alone writes: a route enum, `send`, and
 # `MockTransport` from NetworkLayerTesting (which needs only the core). It depends on the NetworkLayerCore and
 # NetworkLayerTesting products, so SwiftPM builds none of the add-ons (the libcurl transport and its C shim, the built-in
-# middleware, the cache and the queue, the event streams): their object files must be absent. Then it checks that the
-# core names no add-on: `CurlTransport`, `Network.default`, `RetryMiddleware`, `ResponseCache` and `ReconnectPolicy`
-# do not compile there.
+# middleware, the cache and the queue, the event streams, the WebSocket client, its framing and zlib shim): their object
+# files must be absent. Then it checks that the core names no add-on: `CurlTransport`, `Network.default`,
+# `RetryMiddleware`, `ResponseCache`, `OfflineQueue`, `ReconnectPolicy` and `WebSocket` do not compile there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 identity="$(basename "$root" | tr '[:upper:]' '[:lower:]')"  # a path dependency's package name is its folder's
@@ -59,7 +59,8 @@ printf '%s\n' "$output"
 grep -q "core only: Ada, 1 request" <<<"$output"
 compiled=$(find "$work/.build" \( -path "*/NetworkLayerCurl.build/*.o" -o -path "*/CCurl.build/*.o" \
     -o -path "*/NetworkLayerMiddleware.build/*.o" -o -path "*/NetworkLayerOffline.build/*.o" \
-    -o -path "*/NetworkLayerEvents.build/*.o" \))
+    -o -path "*/NetworkLayerEvents.build/*.o" -o -path "*/NetworkLayerWebSockets.build/*.o" \
+    -o -path "*/NetworkLayerWebSocketFraming.build/*.o" -o -path "*/CZlib.build/*.o" \))
 if [ -n "$compiled" ]; then
     printf 'the core-only build compiled an add-on:\n%s\n' "$compiled"; exit 1
 fi
@@ -68,6 +69,8 @@ for leak in "let transport: any Transport = try CurlTransport(); _ = transport|c
     "let shared = Network.default; _ = shared|has no member 'default'" \
     "_ = RetryMiddleware()|cannot find 'RetryMiddleware' in scope" \
     "_ = ResponseCache()|cannot find 'ResponseCache' in scope" \
+    "_ = try OfflineQueue(directory: URL(fileURLWithPath: \"/tmp\"))|cannot find 'OfflineQueue' in scope" \
+    "let socket: WebSocket? = nil; _ = socket|cannot find type 'WebSocket' in scope" \
     "_ = ReconnectPolicy.automatic|cannot find 'ReconnectPolicy' in scope"; do
     printf 'import NetworkLayerCore\nfunc check() throws {\n    %s\n}\n' "${leak%%|*}" >"$work/Sources/CoreOnly/Leak.swift"
     if refused=$(swift build --scratch-path "$work/.build" 2>&1); then

@@ -29,6 +29,15 @@ for module in NetworkLayerCore NetworkLayerSupport NetworkLayerMiddleware Networ
     read -r lines public spi <<<"$(count "Sources/$module")"
     printf '%-28s %7s %7s %5s\n' "$module" "$lines" "$public" "$spi"
 done
+# The core by part: each capability's folder holds its send shape, its types and URLSessionTransport's share of it.
+core=Sources/NetworkLayerCore
+for part in "send path:Request Client Errors Middleware Support Transport" "streaming:Streaming" "transfers:Transfer" \
+    "WebSocket seam:WebSockets"; do
+    folders=()
+    for folder in ${part#*:}; do folders+=("$core/$folder"); done
+    read -r lines public spi <<<"$(count "${folders[@]}")"
+    printf '%-28s %7s %7s %5s\n' "  core: ${part%%:*}" "$lines" "$public" "$spi"
+done
 read -r lines public spi <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport)"
 printf '%-28s %7s %7s %5s\n' "core + support" "$lines" "$public" "$spi"
 read -r lines public spi <<<"$(count Sources/NetworkLayerCore Sources/NetworkLayerSupport Sources/NetworkLayerTesting)"
