@@ -32,8 +32,8 @@ let package = Package(
     targets: [
         // libcurl's entry points, loaded at run time (Linux only; empty elsewhere): no headers, no link flag.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // What the core and the add-ons share that is no seam of the core: a lock, the uptime clock, backoff, which
-        // header fields are secret. Package-visible only; no product.
+        // What the core and the add-ons share that is no seam of the core: a lock, the one backoff, the transient
+        // statuses, which header fields are secret, HTTP dates, the file framing. Package-visible only; no product.
         .target(name: "NetworkLayerSupport", swiftSettings: swiftSettings),
         .target(name: "NetworkLayerCore", dependencies: ["NetworkLayerSupport"], swiftSettings: swiftSettings),
         .target(

@@ -1,8 +1,8 @@
 public import Foundation
 
 /// The one exponential backoff of the package: `base × 2^(attempt − 1)`, at most `maximum`. What
-/// `RetryMiddleware` draws its jitter under, what `ReconnectPolicy` waits between reconnections, and what
-/// `OfflineQueue` waits between automatic replays.
+/// `RetryMiddleware` draws its jitter under, what `ReconnectPolicy` waits between reconnections (an event stream's, a
+/// WebSocket's), what a download waits before it resumes, and what `OfflineQueue` waits between automatic replays.
 public struct ExponentialBackoff: Sendable, Hashable {
     /// The wait before the first retry, in seconds.
     public var base: TimeInterval

@@ -6,7 +6,7 @@ extension NetworkError {
     /// Each part of the package that tries again names the kinds it acts on, and nothing else decides it; a middleware of
     /// your own that retries can do the same:
     ///
-    /// | kind | `RetryMiddleware` | `ResponseCache` serves stale | Server-Sent Events reconnect | `OfflineQueue` queues | a download resumes |
+    /// | kind | `RetryMiddleware` | `ResponseCache` serves stale | Server-Sent Events and WebSockets reconnect | `OfflineQueue` queues | a download resumes |
     /// |---|---|---|---|---|---|
     /// | ``networkUnavailable`` | no | yes | yes | yes | no |
     /// | ``connectionRefused`` | yes | yes | yes | yes | no |
