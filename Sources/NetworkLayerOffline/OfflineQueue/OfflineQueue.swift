@@ -57,7 +57,7 @@ import NetworkLayerSupport
 ///   Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`) delivers an entry; a `4xx` (or a
 ///   request that can no longer be built) moves it to the dead letters, which the app can read (``deadLetters()``)
 ///   and clear; a `5xx` or another failure to reach the server stops the replay there, keeping the order, and
-///   automatic replays back off (1 s, doubling, at most 5 minutes).
+///   automatic replays back off (1 s, doubling, at most 5 minutes, on the network's ``Network/clock``).
 /// - Instances on the same directory, in one process or several, take turns: one replays at a time, and none sends
 ///   an entry that another has delivered.
 public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
@@ -121,8 +121,9 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private let onEvent: @Sendable (Event) -> Void
     private let io = DispatchQueue(label: "NetworkLayer.OfflineQueue.io")
     private let state = Locked(ReplaySchedule())
-    /// The clock the replay backoff is measured on: the system's uptime, or a test's.
-    private let clock: UptimeClock
+    /// The clock the replay backoff is measured on: that of the network the queue replays through
+    /// (``Network/clock``, the system's uptime or a test's); the system's before the queue has one.
+    private var clock: UptimeClock { replays.withLock { $0?.clock } ?? .system }
     /// Starts an automatic replay off the caller's path: a new task, or what a test records.
     private let startInBackground: @Sendable (@escaping @Sendable () async -> Void) -> Void
     #if canImport(Network)
@@ -159,12 +160,11 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         try self.init(directory: directory, replays: network, onEvent: onEvent)
     }
 
-    /// Opens the queue in `directory`, measuring the replay backoff on `clock` (a test's, or the system's uptime) and
-    /// starting automatic replays with `startInBackground` (a new task, or what a test records).
+    /// Opens the queue in `directory`, starting automatic replays with `startInBackground` (a new task, or what a
+    /// test records).
     init(
         directory: URL,
         replays network: Network?,
-        clock: UptimeClock = .system,
         startInBackground: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void = { work in
             Task { await work() }
         },
@@ -177,7 +177,6 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         replayLock = directory.appendingPathComponent("replay.lock")
         replays = Locked(network)
         replaysAreFixed = network != nil
-        self.clock = clock
         self.startInBackground = startInBackground
         self.onEvent = onEvent
         startWatchingThePath()

@@ -31,21 +31,23 @@ struct ReplayScheduleTests {
         #expect(schedule.isDue(at: 101 * Self.second), "after a delivery the wait starts again at 1 s")
     }
 
-    @Test func anAutomaticReplayWaitsTheBackoffOnTheQueuesClock() async throws {
+    @Test func anAutomaticReplayWaitsTheBackoffOnTheNetworksClock() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let now = Locked<UInt64>(0)
         let events = Locked<[String]>([])
         let started = Locked<[@Sendable () async -> Void]>([])
         let queue = try OfflineQueue(
-            directory: directory, replays: nil, clock: UptimeClock { now.withLock { $0 } },
+            directory: directory, replays: nil,
             startInBackground: { work in started.withLock { $0.append(work) } },
             onEvent: { event in events.withLock { $0.append(OfflineQueueTests.describe(event)) } })
         let note = NoteRoute(number: 1)
         let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")
         let mock = MockTransport(defaultResponse: .status(204))
         mock.respond(to: note, with: [.failure(URLError(.notConnectedToInternet)), .status(503), .status(201)])
-        let network = Network(transport: mock, middleware: [queue])
+        var network = Network(transport: mock)
+        network.clock = UptimeClock { now.withLock { $0 } }
+        network.middleware = [queue]
 
         _ = await sendQueued(note, through: network)
         await queue.flush()
@@ -58,7 +60,7 @@ struct ReplayScheduleTests {
         now.withLock { $0 = Self.second }
         try await network.send(ping)
         let replays = started.withLock { $0 }
-        #expect(replays.count == 1, "the backoff has passed on the queue's clock")
+        #expect(replays.count == 1, "the backoff has passed on the network's clock")
         for replay in replays { await replay() }
         #expect(events.withLock { $0 } == ["queued 1", "waiting 1", "delivered 1 201"])
         #expect(try queue.pendingEntries().isEmpty)
