@@ -26,9 +26,10 @@ public struct Network: Sendable {
     private var chain: MiddlewareChain
     /// The clock deadlines are measured on and backoffs (a retry, an event stream's or a WebSocket's reconnection, a
     /// download's resume) wait on: the system's, or a test's (see ``UptimeClock``). Middleware read it as
-    /// ``RequestContext/clock``.
+    /// ``RequestContext/clock``; a middleware that sends later (``NetworkAttachedMiddleware``) is attached again, so
+    /// that it waits on the clock set last.
     public var clock = UptimeClock.system {
-        didSet { chain.clock = clock }
+        didSet { attachMiddleware() }
     }
     /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
     public var decoder: ResponseDecoder

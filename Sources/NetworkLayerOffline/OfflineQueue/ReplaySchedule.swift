@@ -34,4 +34,11 @@ struct ReplaySchedule {
         failures = 0
         notBefore = 0
     }
+
+    /// The queue now replays through another network, whose clock may count from another start: a wait measured
+    /// on the old clock means nothing on the new one, so the next automatic replay waits only for the failures in a
+    /// row it records from now on.
+    mutating func changedClock() {
+        notBefore = 0
+    }
 }

@@ -31,6 +31,37 @@ struct ReplayScheduleTests {
         #expect(schedule.isDue(at: 101 * Self.second), "after a delivery the wait starts again at 1 s")
     }
 
+    @Test func aWaitOnAnotherClockIsDroppedButTheFailuresInARowAreKept() {
+        var schedule = ReplaySchedule()
+        schedule.failed(at: 1_000 * Self.second)
+        schedule.failed(at: 1_001 * Self.second)
+        #expect(!schedule.isDue(at: 0), "a new clock near its start")
+        schedule.changedClock()
+        #expect(schedule.isDue(at: 0))
+        schedule.failed(at: 0)
+        #expect(!schedule.isDue(at: 4 * Self.second - 1), "the third failure in a row waits 4 s")
+        #expect(schedule.isDue(at: 4 * Self.second))
+    }
+
+    @Test func aClockSetAfterAFailureDoesNotKeepTheOldClocksWait() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let started = Locked(0)
+        let queue = try OfflineQueue(
+            directory: directory, replays: nil, startInBackground: { _ in started.withLock { $0 += 1 } },
+            onEvent: { _ in })
+        let note = NoteRoute(number: 1)
+        let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")
+        let mock = MockTransport(defaultResponse: .status(204))
+        mock.respond(to: note, with: [.failure(URLError(.notConnectedToInternet)), .status(503)])
+        var network = Network(transport: mock, middleware: [queue])
+        _ = await sendQueued(note, through: network)
+        await queue.flush()  // a 503 on the system's clock: the next automatic replay waits a second of uptime
+        network.clock = UptimeClock { 0 }
+        try await network.send(ping)
+        #expect(started.withLock { $0 } == 1, "the wait was measured on the system's uptime, not this clock")
+    }
+
     @Test func anAutomaticReplayWaitsTheBackoffOnTheNetworksClock() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -45,9 +76,8 @@ struct ReplayScheduleTests {
         let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")
         let mock = MockTransport(defaultResponse: .status(204))
         mock.respond(to: note, with: [.failure(URLError(.notConnectedToInternet)), .status(503), .status(201)])
-        var network = Network(transport: mock)
-        network.clock = UptimeClock { now.withLock { $0 } }
-        network.middleware = [queue]
+        var network = Network(transport: mock, middleware: [queue])
+        network.clock = UptimeClock { now.withLock { $0 } }  // set after the queue: it is attached again
 
         _ = await sendQueued(note, through: network)
         await queue.flush()
