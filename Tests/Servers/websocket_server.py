@@ -15,7 +15,8 @@ Paths:
   /auth                 answers 401 unless the handshake carries "Authorization: Bearer fresh", then echoes
   /feed                 a numbered feed that drops: waits for "resume:N", sends "N+1" to "N+3", then drops the
                         connection without a close frame (at N >= 9, closes with 1000 "done" instead)
-  /ticker               waits for "resume:N", then sends "N+1" to "9" a message every 50 ms and closes with 1000
+  /ticker               waits for "resume:N", then sends "N+1" to "9" a message every 50 ms and closes with 1000;
+                        after "3" it pauses for 60 s (a test kills the server there, whatever the machine's load)
   /watched              echoes, and once the connection has ended records how: the close code the client sent, or
                         "dropped" when it ended without one
   /closes               sends what /watched recorded, as one JSON text message (a list, oldest first)
@@ -83,7 +84,7 @@ async def handler(connection):
         resume = int((await connection.recv()).split(":", 1)[1])
         for number in range(resume + 1, 10):
             await connection.send(str(number))
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(60 if number == 3 else 0.05)
         await connection.close(1000, "done")
     elif path.startswith("/close/"):
         code = int(path.rsplit("/", 1)[1])

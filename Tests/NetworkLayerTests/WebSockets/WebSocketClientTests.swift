@@ -316,7 +316,7 @@
                 guard case .text(let text) = message, let number = Int(text) else { break }
                 numbers.append(number)
                 cursor.withLock { $0 = number }
-                if number == 3 {
+                if number == 3 {  // the server pauses after it: nothing more is on its way
                     first.crash()
                     second = try await ReferenceWebSocketServer.start(onPortsOf: first)
                 }
