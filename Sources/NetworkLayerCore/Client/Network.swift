@@ -22,7 +22,7 @@ public struct Network: Sendable {
     public var transport: any Transport {
         didSet { attachMiddleware() }
     }
-    /// The middleware and the transport as one chain, made again when either changes.
+    /// The middleware and the transport as one chain, made again when either, or the clock, changes.
     private var chain: MiddlewareChain
     /// The clock deadlines are measured on and backoffs (a retry, an event stream's or a WebSocket's reconnection, a
     /// download's resume) wait on: the system's, or a test's (see ``UptimeClock``). Middleware read it as

@@ -187,7 +187,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         guard !replaysAreFixed else { return }
         let target = network.withoutMiddleware(self)
         replays.withLock { $0 = target }
-        state.withLock { $0.changedClock() }
+        state.withLock { $0.replaysThroughAnotherNetwork() }
     }
 
     /// The requests waiting to be sent, oldest first.

@@ -38,7 +38,7 @@ struct ReplaySchedule {
     /// The queue now replays through another network, whose clock may count from another start: a wait measured
     /// on the old clock means nothing on the new one, so the next automatic replay waits only for the failures in a
     /// row it records from now on.
-    mutating func changedClock() {
+    mutating func replaysThroughAnotherNetwork() {
         notBefore = 0
     }
 }
