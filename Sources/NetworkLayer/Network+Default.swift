@@ -15,6 +15,32 @@ extension Network {
     /// between requests.
     public static let `default` = Network(transport: recommendedTransport())
 
+    /// Creates a network with your middleware on the platform's recommended transport, the one ``default`` uses:
+    /// `CurlTransport` on Linux (which also opens WebSockets there), or ``URLSessionTransport`` when libcurl cannot
+    /// be loaded; ``URLSessionTransport`` on Apple platforms.
+    ///
+    /// ```swift
+    /// let network = Network(middleware: [AuthenticationMiddleware(token: { "t" }, refresh: {})])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - middleware: What every request goes through, first to last.
+    ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
+    ///   - decoder: How JSON bodies are decoded. Defaults to `ResponseDecoder()`.
+    ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
+    ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
+    public init(
+        middleware: [any Middleware],
+        environment: APIEnvironment = .asDeclared,
+        decoder: ResponseDecoder = ResponseDecoder(),
+        acceptableStatusCodes: Set<Int> = Set(200..<300),
+        timeout: TimeInterval = 60
+    ) {
+        self.init(
+            transport: Self.recommendedTransport(), middleware: middleware, environment: environment, decoder: decoder,
+            acceptableStatusCodes: acceptableStatusCodes, timeout: timeout)
+    }
+
     /// `CurlTransport` on Linux when libcurl loads, ``URLSessionTransport`` otherwise.
     static func recommendedTransport() -> any Transport {
         #if os(Linux)

@@ -402,6 +402,7 @@ import NetworkLayerSupport
             let socket = try await CurlWebSocket.connect(
                 checked, handshake: handshake, maximumMessageSize: settings.maximumMessageSize,
                 timeout: checked.timeoutInterval, closeTimeout: settings.closeTimeout,
+                sendTimeout: settings.sendTimeout ?? WebSocketSettings.defaultSendTimeout,
                 keepAlive: settings.keepAliveInterval, rules: rules)
             guard
                 let url = checked.url,

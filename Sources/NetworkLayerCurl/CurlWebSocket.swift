@@ -21,11 +21,19 @@ import NetworkLayerSupport
     package final class CurlWebSocket: WebSocketChannel, @unchecked Sendable {
         /// How many received messages may wait for the app before the connection stops reading.
         package static let bufferedMessageLimit = 16
+        /// The longest a send waits for the socket to take a byte, in seconds, by default.
+        package static let defaultSendTimeout = 60.0
         /// The longest wait for the server's close frame after the client's, in seconds, by default.
         package static let defaultCloseTimeout = 5.0
 
         private let queue: DispatchQueue
         private let closeTimeout: Double
+        /// How long the socket may take no byte of a frame that waits to be written before the connection is ended
+        /// as dead: the bound of every send.
+        private let sendTimeout: Double
+        /// How many times the socket has taken bytes of a waiting frame: a stall timer started at one count that
+        /// finds another knows the socket moved since.
+        private var writeProgress = 0
         /// How often a ping checks that the peer is alive; `nil` for never.
         private let keepAlive: Double?
         private var keepAliveTimer: (any DispatchSourceTimer)?
@@ -64,10 +72,11 @@ import NetworkLayerSupport
         private init(
             easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
             agreement: WebSocketHandshake.Agreement, responseFields: [String: String], queue: DispatchQueue,
-            closeTimeout: Double, keepAlive: Double?
+            closeTimeout: Double, sendTimeout: Double, keepAlive: Double?
         ) {
             self.responseFields = responseFields
             self.closeTimeout = closeTimeout
+            self.sendTimeout = sendTimeout
             self.keepAlive = keepAlive
             self.easy = easy
             self.socket = socket
@@ -88,6 +97,8 @@ import NetworkLayerSupport
         /// How many frames wait to be written (the one the socket has not taken, and sends waiting behind it): for
         /// tests.
         var pendingFrames: Int { queue.sync { outbox.count } }
+        /// Whether the connection has ended (a drop included), whether or not a receive has seen it: for tests.
+        var hasEnded: Bool { queue.sync { ending != nil } }
         /// Whether a receive waits for a message, whether a send waits for the socket to take more, and how many
         /// keep-alive pings were answered: for tests.
         var activity: (isWaitingForMessage: Bool, isWaitingToSend: Bool, keepAlivesAnswered: Int) {
@@ -109,6 +120,7 @@ import NetworkLayerSupport
             maximumMessageSize: Int,
             timeout: Double,
             closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
+            sendTimeout: Double = CurlWebSocket.defaultSendTimeout,
             keepAlive: Double? = nil,
             rules: CurlTransferRules
         ) async throws(NetworkError) -> CurlWebSocket {
@@ -157,7 +169,7 @@ import NetworkLayerSupport
             let connection = CurlWebSocket(
                 easy: easy, socket: socket, state: socketState, agreement: agreement,
                 responseFields: ResponseHead.headerFields(merging: head.fields), queue: queue,
-                closeTimeout: closeTimeout, keepAlive: keepAlive)
+                closeTimeout: closeTimeout, sendTimeout: sendTimeout, keepAlive: keepAlive)
             queue.sync { connection.start(with: head.rest) }
             return connection
         }
@@ -224,14 +236,21 @@ import NetworkLayerSupport
         /// frame waiting before it, held to be written as the socket takes more. A send behind a held frame waits
         /// for it, so at most one frame is held beyond the socket's buffers.
         ///
-        /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed or is closing.
+        /// Every send is answered: at once once the connection has ended (whether or not a receive has seen the end
+        /// yet), and a waiting one when the connection ends. A socket that takes no byte for the send timeout ends
+        /// the connection as dead.
+        ///
+        /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed, dropped or is closing
+        ///   (the message is not sent); `.transport(.timedOut)` when the socket took no byte for the send timeout;
+        ///   the error the connection failed with otherwise.
         package func send(_ message: WebSocketMessage) async throws(NetworkError) {
             // Without a frame waiting, the frame is written now, on the caller's thread (a short step on the queue,
             // never a wait for the socket): a send costs no hop to another thread and back. What the socket does not
             // take waits in the outbox, and the next send waits for it, so at most one frame is held beyond the
-            // socket's buffers.
+            // socket's buffers. An ended connection's state makes no frame (``WebSocketConnectionState/
+            // connectionEnded()``), so a send after the end fails here or on the queue, never waits.
             let now: Result<Void, NetworkError>? = queue.sync {
-                guard outbox.isEmpty, !isReleased else { return nil }
+                guard outbox.isEmpty else { return nil }
                 guard let bytes = frame(message) else { return .failure(closedError()) }
                 outbox.append((bytes, nil))
                 flush()
@@ -473,13 +492,15 @@ import NetworkLayerSupport
 
         /// Writes what the outbox holds until the socket takes no more, then waits for it to be writable.
         private func flush() {
-            while let first = outbox.first, !isReleased {
+            guard ending == nil else { return answerOutbox(with: closedError()) }
+            while let first = outbox.first {
                 var sent = 0
                 let code = first.bytes.withUnsafeBytes {
                     nl_curl_easy_send(easy.pointer, $0.baseAddress! + written, $0.count - written, &sent)
                 }
                 if code == 81 { return waitToWrite() }
                 guard code == 0 else { return end(code: nil, reason: "", error: .connectionLost("curl error \(code)")) }
+                if sent > 0 { writeProgress &+= 1 }
                 written += sent
                 if written == first.bytes.count {
                     outbox.removeFirst()
@@ -500,6 +521,25 @@ import NetworkLayerSupport
             if !isWaitingToWrite {
                 isWaitingToWrite = true
                 writeSource?.resume()
+                watchForStall(since: writeProgress)
+            }
+        }
+
+        /// Ends the connection if the socket has taken no byte since `progress` once the send timeout has passed:
+        /// a peer that reads nothing for that long is as dead as one that answers no ping, and every send waiting
+        /// behind it is answered.
+        private func watchForStall(since progress: Int) {
+            queue.asyncAfter(deadline: .now() + sendTimeout) { [weak self] in
+                guard let self, ending == nil, isWaitingToWrite, writeProgress == progress else { return }
+                end(
+                    code: nil, reason: "",
+                    error: .transport(
+                        .timedOut,
+                        underlyingError: URLError(
+                            .timedOut,
+                            description:
+                                "the server took no byte of a message for \(sendTimeout) s: the connection is closed and the message was not sent"
+                        )))
             }
         }
 
@@ -528,6 +568,9 @@ import NetworkLayerSupport
         private func end(code: UInt16?, reason: String, error: NetworkError?) {
             guard ending == nil else { return }
             ending = (code, reason, error)
+            // The state learns of every end, a drop included: from now on it makes no frame, so no send, ping or
+            // close can wait behind the end.
+            state.connectionEnded()
             if let receiver {
                 self.receiver = nil
                 if let error {
@@ -538,11 +581,18 @@ import NetworkLayerSupport
             }
             for ping in pings { ping.answered.resume(throwing: error ?? closedError()) }
             pings = []
-            for item in outbox { item.done?.resume(throwing: error ?? closedError()) }
-            outbox = []
+            answerOutbox(with: error ?? closedError())
             for waiter in closeWaiters { waiter.resume() }
             closeWaiters = []
             release()
+        }
+
+        /// Answers every send waiting in the outbox with `error`, and empties it.
+        private func answerOutbox(with error: NetworkError) {
+            let waiting = outbox
+            outbox = []
+            written = 0
+            for item in waiting { item.done?.resume(throwing: error) }
         }
 
         private func release() {

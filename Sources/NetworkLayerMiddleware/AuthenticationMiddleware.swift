@@ -20,10 +20,12 @@ import NetworkLayerSupport
 /// - Each request carries `Authorization: Bearer <token>`, the token read when the request goes out (`nil`: no
 ///   header). For APIs like `access_token: <key>`, pass `headerName` and a `nil` scheme.
 /// - The token goes only to the requests its ``CredentialScope`` includes: by default the origin (scheme, host and
-///   port) of the first request it goes to in each environment, so a route to another host (a CDN, a presigned storage URL) goes
-///   without it, as a redirect to another origin does. Name your API's hosts with
-///   `sendingTokenTo: .hosts([…])` if the first request may go elsewhere, or widen it with `.anyHost`. A request
-///   outside the scope is sent as it is, and its 401 returned without a refresh.
+///   port) of the first request it goes to in each environment that may have reached its server, so a route to
+///   another host (a CDN, a presigned storage URL) goes without it, as a redirect to another origin does. Name your
+///   API's hosts with `sendingTokenTo: .hosts([…])` when your app talks to more than one origin (a REST API and a
+///   WebSocket on another port, say), or widen it with `.anyHost`. A request outside the scope is sent as it is,
+///   its 401 returned without a refresh, and the middleware says it withheld the token: in the error's description
+///   (``NetworkError/withheldCredentials``) and in `LoggingMiddleware`'s line, never with the token.
 /// - On 401, exactly one `refresh` runs for all the requests that were sent with the token it replaces; each of them
 ///   is then sent once more with the token read again. A request sent with a token older than the current one is
 ///   sent again without another refresh. A second 401 is returned as it is: the middleware never loops.
@@ -77,7 +79,7 @@ public struct AuthenticationMiddleware: RequestAdaptingMiddleware {
     /// (once for every request sent with the same one) and sends the request once more.
     public func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws {
         guard context.options.authenticates, !request.hasHeaderField(headerName),
-            scope.includes(request.url, in: context.environment)
+            scope.covers(&request, context: context, field: headerName, middleware: "AuthenticationMiddleware")
         else { return }
         // The refresh count is read before the token, so a refresh that lands in between makes this request go
         // again rather than refresh again.

@@ -25,6 +25,8 @@ public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
     public let headers: [String: String]
     private let scope: CredentialScope
     private let hasSecrets: Bool
+    /// The names of the secret fields, for what a request outside the scope says it went without.
+    private let secretNames: String
     /// Why the fields may not be sent, found once: they never change.
     private let invalid: NetworkError?
 
@@ -38,6 +40,7 @@ public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
         self.headers = headers
         self.scope = scope
         hasSecrets = headers.keys.contains(where: Redaction.isSecret)
+        secretNames = headers.keys.filter(Redaction.isSecret).sorted().joined(separator: ", ")
         // Foundation drops a value with a line break when it is set: the fields are checked while they are intact.
         do throws(NetworkError) {
             try HeaderFields.validate(headers)
@@ -50,7 +53,11 @@ public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
     /// Adds the fields the request lacks.
     public func adapt(_ request: inout AdaptedRequest, context: RequestContext) throws {
         if let invalid { throw invalid }
-        let addsSecrets = !hasSecrets || scope.includes(request.url, in: context.environment)
+        // The scope is asked only when a secret field would be added: one the route sets itself is not withheld.
+        let addsSecrets =
+            !hasSecrets || !headers.keys.contains(where: { Redaction.isSecret($0) && !request.hasHeaderField($0) })
+            || scope.covers(
+                &request, context: context, field: secretNames, middleware: "DefaultHeadersMiddleware")
         for (name, value) in headers where (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name) {
             request.setValue(value, forHTTPHeaderField: name)
         }

@@ -40,17 +40,20 @@ public struct LoggingMiddleware: ResponseHeadMiddleware {
         next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
     ) async throws -> (Data, ResponseHead) {
         let start = DispatchTime.now().uptimeNanoseconds
-        let head = describe(request, attempt: context.attempt) + Self.uploadNote(context.upload)
+        let head = describe(request, context: context) + Self.uploadNote(context.upload)
         do {
             let (data, response) = try await next(request, context)
             let elapsed = Self.milliseconds(since: start)
+            let withheld = Self.withheldNote(context)
             guard let body = context.streamedBody else {
                 let sent = context.upload?.bytesSent.map { "sent \(Self.grouped(Int($0))) bytes, " } ?? ""
-                sink("\(head) → \(response.statusCode) in \(elapsed), \(sent)\(Self.grouped(data.count)) bytes")
+                sink(
+                    "\(head) → \(response.statusCode) in \(elapsed), \(sent)\(Self.grouped(data.count)) bytes\(withheld)"
+                )
                 return (data, response)
             }
             // A streamed body: a line at the head, and one when the body has ended.
-            sink("\(head) → \(response.statusCode) in \(elapsed), streaming")
+            sink("\(head) → \(response.statusCode) in \(elapsed), streaming\(withheld)")
             let sink = sink
             body.whenEnded { bytes, error in
                 let outcome = error.map { "failed (\(Self.kind(of: $0))) after" } ?? "ended after"
@@ -58,19 +61,39 @@ public struct LoggingMiddleware: ResponseHeadMiddleware {
             }
             return (data, response)
         } catch {
-            sink("\(head) → failed in \(Self.milliseconds(since: start)): \(Self.kind(of: error))")
+            let withheld = Self.withheldNote(context)
+            sink("\(head) → failed in \(Self.milliseconds(since: start)): \(Self.kind(of: error))\(withheld)")
             throw error
         }
     }
 
-    private func describe(_ request: URLRequest, attempt: Int) -> String {
-        var text = "\(request.httpMethod ?? "GET") \(request.url.map(Redaction.url) ?? "(no URL)")"
-        if attempt > 1 { text += " (attempt \(attempt))" }
+    /// "; AuthenticationMiddleware withheld Authorization: …" for each credential a middleware left off the
+    /// request (the reason names origins, never a secret); empty when none was.
+    private static func withheldNote(_ context: RequestContext) -> String {
+        context.withheldCredentials.map { "; \($0)" }.joined()
+    }
+
+    private func describe(_ request: URLRequest, context: RequestContext) -> String {
+        // A WebSocket's handshake travels the chain as http or https: the line names the URL the app opened.
+        let url = request.url.map { context.isWebSocket ? Self.webSocketURL($0) : $0 }
+        var text = "\(request.httpMethod ?? "GET") \(url.map(Redaction.url) ?? "(no URL)")"
+        if context.attempt > 1 { text += " (attempt \(context.attempt))" }
         if logsHeaders {
             let fields = Redaction.headers(request.allHTTPHeaderFields ?? [:]).map { "\($0.name): \($0.value)" }
             text += " [\(fields.joined(separator: ", "))]"
         }
         return text
+    }
+
+    /// The ws or wss URL of a handshake sent as http or https.
+    private static func webSocketURL(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        switch components.scheme?.lowercased() {
+        case "http": components.scheme = "ws"
+        case "https": components.scheme = "wss"
+        default: return url
+        }
+        return components.url ?? url
     }
 
     /// " uploading 1,234 bytes" (or "a stream") for an upload: its size, never its bytes.

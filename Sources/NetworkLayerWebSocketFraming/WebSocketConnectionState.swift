@@ -155,6 +155,13 @@ package struct WebSocketConnectionState {
         return encoded(.close, Self.closePayload(code: WebSocketCloseCodes.maySend(code) ? code : 1000, reason: reason))
     }
 
+    /// Takes the end of the connection under it (the peer closed the TCP connection, a read or write failed, a
+    /// deadline passed): the connection is closed, so nothing more is sent or delivered. Every later `send`, `ping`
+    /// and `close` returns `nil`, and bytes that still arrive are ignored.
+    package mutating func connectionEnded() {
+        phase = .closed
+    }
+
     /// Ends the connection for a violation: the close frame with its code, then the end (RFC 6455 §7.1.7).
     private mutating func fail(_ violation: WebSocketViolation) -> [Action] {
         let wasOpen = phase == .open

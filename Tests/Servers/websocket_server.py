@@ -20,6 +20,10 @@ Paths:
   /watched              echoes, and once the connection has ended records how: the close code the client sent, or
                         "dropped" when it ended without one
   /closes               sends what /watched recorded, as one JSON text message (a list, oldest first)
+  /drop-after/N         echoes N messages, then aborts its TCP connection (no close frame)
+  /chat?run=ID          a chat server that fails the way servers do, counting the connections of each run ID: the
+                        first echoes one message and closes with 1012 (restarting), the second echoes 7 messages and
+                        aborts its TCP connection (no close frame), every later one echoes
 
 The hostile server's paths, after a 101 with a right Sec-WebSocket-Accept unless the path says otherwise:
   /masked               sends a masked text frame (servers must not mask)
@@ -43,10 +47,29 @@ from websockets.asyncio.server import serve
 
 
 closes = []
+chat_connections = {}
+
+
+async def chat(connection, run):
+    chat_connections[run] = chat_connections.get(run, 0) + 1
+    number = chat_connections[run]
+    echoed = 0
+    async for message in connection:
+        await connection.send(message)
+        echoed += 1
+        if number == 1:
+            await connection.close(1012, "restarting")
+            return
+        if number == 2 and echoed == 7:
+            connection.transport.abort()
+            return
 
 
 async def handler(connection):
     path = connection.request.path
+    if path.startswith("/chat?run="):
+        await chat(connection, path.split("=", 1)[1])
+        return
     if path == "/watched":
         try:
             async for message in connection:
@@ -86,6 +109,15 @@ async def handler(connection):
             await connection.send(str(number))
             await asyncio.sleep(60 if number == 3 else 0.05)
         await connection.close(1000, "done")
+    elif path.startswith("/drop-after/"):
+        count = int(path.rsplit("/", 1)[1])
+        echoed = 0
+        async for message in connection:
+            await connection.send(message)
+            echoed += 1
+            if echoed == count:
+                connection.transport.abort()
+                return
     elif path.startswith("/close/"):
         code = int(path.rsplit("/", 1)[1])
         await connection.recv()

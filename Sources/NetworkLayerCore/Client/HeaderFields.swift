@@ -27,6 +27,9 @@ public struct HeaderFields: Sendable, Hashable, Codable, Sequence, ExpressibleBy
     }
 
     private var fields: [Field]
+    /// The credentials the middleware withheld from the request a response with these fields answered: not a field,
+    /// not compared, hashed or encoded; what ``NetworkError/withheldCredentials`` reads.
+    var withheldCredentials: [WithheldCredential] = []
 
     /// Creates empty header fields.
     public init() {

@@ -176,7 +176,7 @@ extension Network {
         let (data, response) = try await exchange(request, options: options, uploading: upload)
         guard acceptableStatusCodes.contains(response.statusCode) else {
             let headers = HeaderFields(try response.httpURLResponse().headerFields)
-            throw .unacceptableStatus(response.statusCode, headers: headers, body: data)
+            throw .unacceptable(response, fields: headers, body: data)
         }
         return (data, response)
     }

@@ -14,9 +14,10 @@ extension NetworkError: CustomStringConvertible, LocalizedError {
             return "Invalid request (\(part)): \(reason)"
         case .transport(let failure, let error):
             return "Transport failed (\(failure)): \(Self.describe(error))"
-        case .unacceptableStatus(let status, _, let body):
+        case .unacceptableStatus(let status, let headers, let body):
             let name = HTTPURLResponse.localizedString(forStatusCode: status)
-            return "HTTP \(status) \(name)" + Self.bodySnippet(body)
+            let withheld = headers.withheldCredentials.map { "; \($0)" }.joined()
+            return "HTTP \(status) \(name)" + Self.bodySnippet(body) + withheld
         case .decoding(let error, let status, let body):
             return "Decoding failed: \(Self.describe(error)) (HTTP \(status))" + Self.bodySnippet(body)
         case .cancelled:

@@ -24,11 +24,23 @@ public struct CredentialScope: Sendable {
     /// The origin a ``firstOrigin`` scope fixed in one environment (an app has one or a few, so they are kept in a
     /// list: hashing an environment's URL maps on every request cost more than the rest of the check), with the
     /// URL prefixes (`scheme://authority`, as written) already found to have it, at most four, so that a request to
-    /// a known prefix is decided without parsing its URL.
+    /// a known prefix of a settled origin is decided without parsing its URL.
     private struct FixedOrigin {
         let environment: APIEnvironment
         let origin: String
         var prefixes: [String] = []
+        /// Whether a request to it may have reached its server: then it is fixed for good.
+        var isSettled = false
+        /// The requests to it whose sending has not ended yet, while it is not settled: when the last of them ends
+        /// without having left the machine, the origin is free again.
+        var pending = 0
+    }
+
+    /// What the scope says of one request.
+    private enum Verdict {
+        /// The credential goes; `fixing` when the request is one of those that may fix a first origin for good.
+        case included(fixing: Bool)
+        case excluded(reason: String)
     }
 
     private let rule: Rule
@@ -40,6 +52,11 @@ public struct CredentialScope: Sendable {
     /// The origin (scheme, host and port) of the first request the credential goes to, and no other: the default.
     /// Each middleware made with it keeps its own, one per ``APIEnvironment``, so a copy of the network with
     /// another environment (``Network/withEnvironment(_:)``) sends the credential to that environment's API.
+    ///
+    /// The origin is fixed by a request that may have reached its server: one that the transport refused, or whose
+    /// server could not be reached, before a byte of it left (a WebSocket a transport cannot open, a refused
+    /// connection) leaves the scope free for the next request. A WebSocket's `ws` and `wss` URLs count as `http`
+    /// and `https` (the origin its handshake goes to), and the port is part of the origin.
     public static var firstOrigin: CredentialScope {
         CredentialScope(.firstOrigin(Locked([])))
     }
@@ -53,30 +70,111 @@ public struct CredentialScope: Sendable {
     public static let anyHost = CredentialScope(.anyHost)
 
     /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope in an
-    /// environment fixes its origin there.
+    /// environment fixes its origin there for good, sent or not. A middleware that adapts requests checks with
+    /// ``covers(_:context:field:middleware:)`` instead, which fixes it only once a request may have arrived.
     public func includes(_ url: URL?, in environment: APIEnvironment) -> Bool {
+        switch verdict(for: url, in: environment) {
+        case .included(let fixing):
+            if fixing { requestEnded(to: url, in: environment, reachedServer: true) }
+            return true
+        case .excluded:
+            return false
+        }
+    }
+
+    /// Whether `request` may carry `field`, a credential that `middleware` adds: the check an adapting middleware
+    /// makes before it sets the field.
+    ///
+    /// ```swift
+    /// guard scope.covers(&request, context: context, field: "X-Signature", middleware: "SigningMiddleware") else {
+    ///     return
+    /// }
+    /// request.setValue(signature, forHTTPHeaderField: "X-Signature")
+    /// ```
+    ///
+    /// Outside the scope, the credential is recorded as withheld (``RequestContext/recordWithheldCredential(_:)``)
+    /// with the reason, so that the log line and the error of a `401` say why it went without. A request that may fix
+    /// a ``firstOrigin`` scope fixes it once it may have reached its server (``AdaptedRequest/afterSending(_:)``).
+    public func covers(
+        _ request: inout AdaptedRequest,
+        context: RequestContext,
+        field: String,
+        middleware: String
+    ) -> Bool {
+        let url = request.url
+        let environment = context.environment
+        switch verdict(for: url, in: environment) {
+        case .included(let fixing):
+            if fixing {
+                request.afterSending { reached in
+                    requestEnded(to: url, in: environment, reachedServer: reached)
+                }
+            }
+            return true
+        case .excluded(let reason):
+            context.recordWithheldCredential(WithheldCredential(middleware: middleware, field: field, reason: reason))
+            return false
+        }
+    }
+
+    /// The scope's answer for `url`; a first request of a ``firstOrigin`` scope in an environment fixes its origin
+    /// there until ``requestEnded(to:in:reachedServer:)`` says whether it left.
+    private func verdict(for url: URL?, in environment: APIEnvironment) -> Verdict {
         switch rule {
         case .anyHost:
-            return true
+            return .included(fixing: false)
         case .hosts(let hosts):
-            return url?.host.map { hosts.contains($0.lowercased()) } ?? false
+            guard let host = url?.host?.lowercased() else { return .excluded(reason: "the request has no host") }
+            if hosts.contains(host) { return .included(fixing: false) }
+            let named = hosts.sorted().joined(separator: ", ")
+            return .excluded(reason: "its host \(host) is not one of the scope's hosts (\(named))")
         case .firstOrigin(let first):
-            guard let url else { return false }
-            let text = url.absoluteString
-            let prefix = URLText.authorityPrefix(of: text)
+            guard let url else { return .excluded(reason: "the request has no URL") }
+            let prefix = URLText.authorityPrefix(of: url.absoluteString)
             let known = first.withLock { first in
-                first.first { $0.environment == environment }?.prefixes.contains { $0 == prefix } ?? false
+                guard let fixed = first.first(where: { $0.environment == environment }), fixed.isSettled else {
+                    return false
+                }
+                return fixed.prefixes.contains { $0 == prefix }
             }
-            if known { return true }
+            if known { return .included(fixing: false) }
             let origin = RedirectChain.origin(of: url)
             return first.withLock { first in
                 guard let index = first.firstIndex(where: { $0.environment == environment }) else {
-                    first.append(FixedOrigin(environment: environment, origin: origin, prefixes: [String(prefix)]))
-                    return true
+                    first.append(FixedOrigin(environment: environment, origin: origin, pending: 1))
+                    return .included(fixing: true)
                 }
-                guard first[index].origin == origin else { return false }
-                if first[index].prefixes.count < 4 { first[index].prefixes.append(String(prefix)) }
-                return true
+                guard first[index].origin == origin else {
+                    let how = first[index].isSettled ? "by the first request sent" : "by a request still on its way"
+                    return .excluded(
+                        reason:
+                            "\(origin) is outside its scope, the first origin (\(first[index].origin), fixed \(how))")
+                }
+                if first[index].isSettled {
+                    if first[index].prefixes.count < 4 { first[index].prefixes.append(String(prefix)) }
+                    return .included(fixing: false)
+                }
+                first[index].pending += 1
+                return .included(fixing: true)
+            }
+        }
+    }
+
+    /// Ends one request that may fix a ``firstOrigin`` scope: one that may have reached its server fixes the origin
+    /// for good; when the last such request ends without having left the machine, the origin is free again.
+    private func requestEnded(to url: URL?, in environment: APIEnvironment, reachedServer: Bool) {
+        guard case .firstOrigin(let first) = rule, let url else { return }
+        let origin = RedirectChain.origin(of: url)
+        first.withLock { first in
+            guard let index = first.firstIndex(where: { $0.environment == environment && $0.origin == origin }),
+                !first[index].isSettled
+            else { return }
+            first[index].pending -= 1
+            if reachedServer {
+                first[index].isSettled = true
+                first[index].prefixes.append(String(URLText.authorityPrefix(of: url.absoluteString)))
+            } else if first[index].pending <= 0 {
+                first.remove(at: index)
             }
         }
     }

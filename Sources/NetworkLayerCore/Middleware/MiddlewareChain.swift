@@ -78,14 +78,22 @@ struct MiddlewareChain: Sendable {
         start.upload = upload
         start.environment = environment
         let context = start
-        if runsInCallersTask { return try await send(request, context: context, from: 0) }
-        do {
-            return try await Network.race(request, within: seconds) {
-                try await send(request, context: context, from: 0)
+        var answer: (Data, ResponseHead)
+        if runsInCallersTask {
+            answer = try await send(request, context: context, from: 0)
+        } else {
+            do {
+                answer = try await Network.race(request, within: seconds) {
+                    try await send(request, context: context, from: 0)
+                }
+            } catch {
+                throw NetworkError(transportError: error)
             }
-        } catch {
-            throw NetworkError(transportError: error)
         }
+        // The credentials a middleware withheld travel with the answer, so that an unacceptable status says so.
+        let withheld = context.withheldCredentials
+        if !withheld.isEmpty { answer.1.withheldCredentials = withheld }
+        return answer
     }
 
     /// Hands the request to the middleware at `index`, or to the transport after the last one.

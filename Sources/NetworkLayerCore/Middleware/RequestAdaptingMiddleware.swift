@@ -73,6 +73,8 @@ public struct AdaptedRequest: Sendable {
     private(set) var fields: [(key: String, value: String)] = []
     /// The wishes to see the response, in the order they were made.
     private(set) var decisions: [Decision] = []
+    /// What wants to hear whether the request may have reached its server, once it has been sent.
+    private var sendingWatchers: [@Sendable (Bool) -> Void] = []
     /// The member of a run adapting the request now, where its fields begin and for which attempt; `nil` while a
     /// member adapts it again after asking to: the answer to that is final, so it is not asked again. A request made
     /// by hand is adapted by one member, for the first attempt.
@@ -134,6 +136,25 @@ public struct AdaptedRequest: Sendable {
             Decision(member: adapting.member, mark: adapting.mark, attempt: adapting.attempt, decide: decide))
     }
 
+    /// Asks to hear, once the request has been sent, whether it may have reached its server: `handler` gets `true`
+    /// when a response came or the send failed after a byte of it may have left, and `false` when it was refused,
+    /// or its server could not be reached, before any byte left (a rule refused it, a transport that cannot send it,
+    /// a refused connection, no network). Called once, for the first send of the request as adapted now.
+    ///
+    /// ``CredentialScope/covers(_:context:field:middleware:)`` asks this, so that only a request that may have
+    /// arrived fixes a first origin.
+    public mutating func afterSending(_ handler: @escaping @Sendable (_ mayHaveArrived: Bool) -> Void) {
+        sendingWatchers.append(handler)
+    }
+
+    /// Tells what asked ``afterSending(_:)`` how the send went, once.
+    mutating func sent(mayHaveArrived: Bool) {
+        guard !sendingWatchers.isEmpty else { return }
+        let watchers = sendingWatchers
+        sendingWatchers = []
+        for watcher in watchers { watcher(mayHaveArrived) }
+    }
+
     /// Starts a member's adaptation: `takesDecisions` is `false` when it adapts again after asking to.
     mutating func begin(member: Int, attempt: Int, takesDecisions: Bool) {
         adapting = takesDecisions ? (member, fields.count, attempt) : nil
@@ -172,7 +193,15 @@ struct AdaptingRun: Sendable {
         // the members asking, read as a binary number with the first member highest, fall each time, so a send goes
         // again fewer than 2^n times.
         while true {
-            let response = try await next(adapted.urlRequest, onward ?? context)
+            let response: (Data, ResponseHead)
+            do {
+                response = try await next(adapted.urlRequest, onward ?? context)
+            } catch {
+                let failure = NetworkError(middlewareError: error, named: "")
+                adapted.sent(mayHaveArrived: !failure.provesNothingWasSent(to: request.url))
+                throw error
+            }
+            adapted.sent(mayHaveArrived: true)
             guard !adapted.decisions.isEmpty, context.canResend,
                 let asking = try await decisionAskingAgain(after: response.1, in: adapted.decisions)
             else { return response }

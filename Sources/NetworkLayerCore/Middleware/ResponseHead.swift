@@ -28,6 +28,9 @@ public struct ResponseHead: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
     private let storage: Storage
+    /// The credentials the middleware withheld from the request, as the chain found them when the response came
+    /// back: what the error of an unacceptable status carries.
+    var withheldCredentials: [WithheldCredential] = []
 
     /// A head for a response that is already built, for a middleware that answers by itself.
     public init(_ response: HTTPURLResponse) {

@@ -58,7 +58,7 @@ extension Network {
         let body = slot.take() ?? ResponseBody(data)
         guard acceptableStatusCodes.contains(response.statusCode) else {
             let head = await body.prefix(upTo: Self.errorBodyLimit)
-            throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response.headerFields), body: head)
+            throw .unacceptable(received, fields: HeaderFields(response.headerFields), body: head)
         }
         body.setIdleTimeout(options.idleTimeout ?? idleTimeout)
         return StreamedResponse(httpResponse: response, body: body)

@@ -21,7 +21,8 @@ import NetworkLayerSupport
         var receiver: (id: Int, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
         var receives = 0
         var roomWaiter: CheckedContinuation<Bool, Never>?
-        var endWaiters: [@Sendable () -> Void] = []
+        var endWaiters: [Int: @Sendable () -> Void] = [:]
+        var watches = 0
     }
 
     /// How many messages may wait for the app before the reader stops asking for more (``waitForRoom()``).
@@ -72,9 +73,9 @@ import NetworkLayerSupport
             defer {
                 state.receiver = nil
                 state.roomWaiter = nil
-                state.endWaiters = []
+                state.endWaiters = [:]
             }
-            return (state.receiver?.continuation, state.roomWaiter, state.endWaiters)
+            return (state.receiver?.continuation, state.roomWaiter, Array(state.endWaiters.values))
         }
         if let receiver {
             if let error { receiver.resume(throwing: error) } else { receiver.resume(returning: nil) }
@@ -102,14 +103,30 @@ import NetworkLayerSupport
         let answer = OnceAnswer<Bool>()
         return await withCheckedContinuation { continuation in
             answer.set(continuation)
-            let ended: Bool = state.withLock { state in
-                if state.ending != nil { return true }
-                state.endWaiters.append { answer.give(true) }
-                return false
-            }
-            if ended { return answer.give(true) }
+            if whenEnded({ answer.give(true) }) == nil { return }
             answer.give(false, after: seconds)
         }
+    }
+
+    /// Runs `action` once the connection ends: at once, on the caller's thread, when it has ended already (and then
+    /// returns `nil`); otherwise on the thread that ends it, unless ``stopWatching(_:)`` is called first with the
+    /// number returned. How a channel answers a send or a ping that waits when the connection ends.
+    @discardableResult
+    public func whenEnded(_ action: @escaping @Sendable () -> Void) -> Int? {
+        let watch: Int? = state.withLock { state in
+            guard state.ending == nil else { return nil }
+            state.watches += 1
+            state.endWaiters[state.watches] = action
+            return state.watches
+        }
+        if watch == nil { action() }
+        return watch
+    }
+
+    /// Forgets the action ``whenEnded(_:)`` registered as `watch`: its wait was answered otherwise.
+    public func stopWatching(_ watch: Int?) {
+        guard let watch else { return }
+        state.withLock { _ = $0.endWaiters.removeValue(forKey: watch) }
     }
 
     /// The next message, or `nil` once the connection ended cleanly and every kept message was read.

@@ -24,7 +24,8 @@ extension Network {
     /// - Parameters:
     ///   - request: The handshake request: a `GET` of a ws, wss, http or https URL.
     ///   - options: What the middleware read from ``RequestContext/options``; the route's, when there is one.
-    ///   - settings: Subprotocols, the message size limit, compression, keep-alive and the close timeout.
+    ///   - settings: Subprotocols, the message size limit, compression, keep-alive, the close timeout and the send
+    ///     timeout (``timeout`` when the settings leave it `nil`).
     /// - Returns: The open connection and the server's `101` response.
     /// - Throws: ``NetworkError``: `.invalidRequest` for a method other than `GET` or a URL that is not ws, wss, http
     ///   or https; `.unacceptableStatus` with the status, fields and body of an answer other than `101`;
@@ -40,12 +41,14 @@ extension Network {
         guard method == "GET" else {
             throw .invalidRequest(.method, reason: "a WebSocket opens with GET, not \(method)")
         }
+        var settings = settings
+        if settings.sendTimeout == nil { settings.sendTimeout = timeout }
         let slot = WebSocketSlot(settings: settings)
         let (data, head) = try await exchange(
             request.withWebSocketSchemeAsHTTP, options: options, openingWebSocketInto: slot)
         let response = try head.httpURLResponse()
         guard head.statusCode == 101 else {
-            throw .unacceptableStatus(head.statusCode, headers: HeaderFields(response), body: data)
+            throw .unacceptable(head, fields: HeaderFields(response), body: data)
         }
         guard let channel = slot.take() else {
             throw .transport(

@@ -47,14 +47,17 @@ final class URLSessionWebSocket: WebSocketChannel {
     private let box: TaskBox
     private let inbox = MessageInbox()
     private let closeTimeout: TimeInterval
+    /// The longest a send waits for the task to take its message before the connection is ended as dead.
+    private let sendTimeout: TimeInterval
     /// The code and reason the app closed with, for ``closeCode`` when the server's close does not say.
     private let closedWith = Locked<(code: UInt16, reason: String)?>(nil)
     let subprotocol: String?
 
-    private init(box: TaskBox, subprotocol: String?, closeTimeout: TimeInterval) {
+    private init(box: TaskBox, subprotocol: String?, closeTimeout: TimeInterval, sendTimeout: TimeInterval) {
         self.box = box
         self.subprotocol = subprotocol
         self.closeTimeout = closeTimeout
+        self.sendTimeout = sendTimeout
     }
 
     /// Starts the task with the handshake request, and waits for the handshake's end: a ping's pong (a task sends its
@@ -87,7 +90,8 @@ final class URLSessionWebSocket: WebSocketChannel {
         }
         let channel = URLSessionWebSocket(
             box: box, subprotocol: response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"),
-            closeTimeout: settings.closeTimeout)
+            closeTimeout: settings.closeTimeout,
+            sendTimeout: settings.sendTimeout ?? WebSocketSettings.defaultSendTimeout)
         channel.startReading()
         if let interval = settings.keepAliveInterval { channel.keepAlive(every: interval) }
         return WebSocketOpening(channel: channel, response: response)
@@ -170,35 +174,90 @@ final class URLSessionWebSocket: WebSocketChannel {
     var closeCode: UInt16? { inbox.ending?.code }
     var closeReason: String { inbox.ending?.reason ?? "" }
 
+    /// Sends through the task, and is answered by whichever comes first: the task's completion, the end of the
+    /// connection (the task's completion handler is not promised to run for a connection that dropped), or the send
+    /// timeout, which ends the connection as dead.
     func send(_ message: WebSocketMessage) async throws(NetworkError) {
         if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
-        do {
+        let frame: URLSessionWebSocketTask.Message =
             switch message {
-            case .text(let text): try await box.task.send(.string(text))
-            case .binary(let data): try await box.task.send(.data(data))
+            case .text(let text): .string(text)
+            case .binary(let data): .data(data)
             }
-        } catch {
-            throw inbox.ending?.error ?? MessageInbox.closed
+        let failure = await answered(within: sendTimeout, doing: "send") { box, answer in
+            box.task.send(frame) { error in answer.give(error.map { _ in nil }) }
         }
+        if let failure { throw failure }
+    }
+
+    /// Runs `start`, which gives `answer` `nil` for done or `.some(nil)` for a failure the connection's end
+    /// explains, and waits for the first of that, the connection's end and `seconds` (`nil`: no bound); the error,
+    /// if any. A wait that runs out of time with `endsConnection` ends the connection with the timeout's error.
+    private func answered(
+        within seconds: TimeInterval?,
+        doing action: String,
+        endsConnection: Bool = true,
+        _ start: (TaskBox, OnceAnswer<NetworkError??>) -> Void
+    ) async -> NetworkError? {
+        let answer = OnceAnswer<NetworkError??>()
+        let inbox = inbox
+        let outcome: NetworkError?? = await withTaskGroup(of: NetworkError??.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in answer.set(continuation) }
+            }
+            if let seconds {
+                group.addTask {
+                    // Cancelled, and so freed at once, when the answer comes first (what it returns then is not
+                    // read); the caller's cancellation ends the wait as cancelled.
+                    do {
+                        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+                    } catch {
+                        return .some(.cancelled)
+                    }
+                    return .some(Self.timedOut(action, after: seconds))
+                }
+            }
+            let watch = inbox.whenEnded { answer.give(.some(nil)) }
+            start(box, answer)
+            let first = await group.next() ?? nil
+            answer.give(nil)  // frees the waiting child if the timer came first
+            group.cancelAll()
+            inbox.stopWatching(watch)
+            return first
+        }
+        switch outcome {
+        case nil:
+            return nil
+        case .some(nil):
+            return inbox.ending?.error ?? MessageInbox.closed
+        case .some(let error?):
+            if endsConnection, case .transport(.timedOut, _) = error {
+                inbox.finish(code: nil, reason: "", error: error)
+                box.task.cancel()
+            }
+            return error
+        }
+    }
+
+    /// The error of a send or ping that waited `seconds` in vain.
+    private static func timedOut(_ action: String, after seconds: TimeInterval) -> NetworkError {
+        let description =
+            action == "send"
+            ? "the connection took no message for \(seconds) s: it is closed and the message was not sent"
+            : "no pong within \(seconds) s"
+        return .transport(.timedOut, underlyingError: URLError(.timedOut, description: description))
     }
 
     func receive() async throws(NetworkError) -> WebSocketMessage? {
         try await inbox.receive()
     }
 
+    /// Pings through the task; answered by the pong, the connection's end or the timeout, which leaves the
+    /// connection open (whether a silent peer is dead is the caller's call, or the keep-alive's).
     func ping(timeout: TimeInterval?) async throws(NetworkError) {
         if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
-        let answer = OnceAnswer<NetworkError?>()
-        let box = box
-        let failure: NetworkError? = await withCheckedContinuation { continuation in
-            answer.set(continuation)
-            box.task.sendPing { error in answer.give(error.map { _ in MessageInbox.closed }) }
-            if let timeout {
-                answer.give(
-                    .transport(
-                        .timedOut, underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s")),
-                    after: timeout)
-            }
+        let failure = await answered(within: timeout, doing: "ping", endsConnection: false) { box, answer in
+            box.task.sendPing { error in answer.give(error.map { _ in nil }) }
         }
         if let failure { throw failure }
     }

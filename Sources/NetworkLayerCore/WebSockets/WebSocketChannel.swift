@@ -29,6 +29,14 @@ public struct WebSocketSettings: Sendable, Hashable {
     public var keepAliveInterval: TimeInterval?
     /// The longest wait for the server's close frame after the client's, in seconds. Defaults to 5.
     public var closeTimeout: TimeInterval
+    /// The longest a send may wait for the connection to take its message, in seconds; `nil` (the default) for the
+    /// network's ``Network/timeout`` (60 s unless you set it), and 60 s for a transport called directly. A connection
+    /// that takes nothing for that long is ended with ``NetworkError/TransportFailure/timedOut``: a peer that reads
+    /// nothing is as dead as one that answers no ping, and every send waiting on it is answered.
+    public var sendTimeout: TimeInterval?
+
+    /// How long a send waits when ``sendTimeout`` is `nil` and no network chose: 60 s.
+    @_spi(TransportKit) public static let defaultSendTimeout: TimeInterval = 60
 
     /// Creates settings; each has a default.
     public init(
@@ -36,13 +44,15 @@ public struct WebSocketSettings: Sendable, Hashable {
         maximumMessageSize: Int = 16 * 1024 * 1024,
         compression: Bool = true,
         keepAliveInterval: TimeInterval? = nil,
-        closeTimeout: TimeInterval = 5
+        closeTimeout: TimeInterval = 5,
+        sendTimeout: TimeInterval? = nil
     ) {
         self.subprotocols = subprotocols
         self.maximumMessageSize = max(0, maximumMessageSize)
         self.compression = compression
         self.keepAliveInterval = keepAliveInterval
         self.closeTimeout = max(0, closeTimeout)
+        self.sendTimeout = sendTimeout.map { max(0, $0) }
     }
 }
 
@@ -55,10 +65,15 @@ public protocol WebSocketChannel: AnyObject, Sendable {
     /// The subprotocol the server chose, if any.
     var subprotocol: String? { get }
 
-    /// Sends a message, returning once the connection has taken it (it waits while the socket cannot take more).
+    /// Sends a message, returning once the connection has taken it (it waits while the socket cannot take more, at
+    /// most the settings' ``WebSocketSettings/sendTimeout``).
+    ///
+    /// A channel answers every send: at once once the connection has ended, even before a `receive()` has seen the
+    /// end, and a waiting one as soon as the connection ends.
     ///
     /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/connectionLost`` once the connection has
-    ///   ended or is closing.
+    ///   ended or is closing (the message is not sent); ``NetworkError/TransportFailure/timedOut`` when the
+    ///   connection took nothing for the send timeout (it is then ended).
     func send(_ message: WebSocketMessage) async throws(NetworkError)
 
     /// The next message, or `nil` once the connection closed cleanly (the close code is then set).
@@ -70,7 +85,9 @@ public protocol WebSocketChannel: AnyObject, Sendable {
     /// Sends a ping and returns when its pong arrives.
     ///
     /// - Parameter timeout: How long to wait for the pong, in seconds; `nil` waits as long as the connection lives.
-    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/timedOut`` when no pong came in time.
+    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/timedOut`` when no pong came in time; the
+    ///   error the connection ended with (``NetworkError/TransportFailure/connectionLost`` for a drop or a close)
+    ///   at once once it has ended, and as soon as it ends while the ping waits.
     func ping(timeout: TimeInterval?) async throws(NetworkError)
 
     /// Starts the close handshake with `code` and `reason` and returns once it is done, or once the settings' close

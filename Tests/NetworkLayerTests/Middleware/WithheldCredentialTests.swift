@@ -1,0 +1,188 @@
+import Foundation
+import NetworkLayerTesting
+import Testing
+
+@_spi(TransportKit) @testable import NetworkLayerCore
+@testable import NetworkLayerMiddleware
+@testable import NetworkLayerSupport
+@testable import NetworkLayerWebSockets
+
+/// A transport that answers every request with a status and opens no WebSocket: its handshakes fail before a byte
+/// leaves, as `URLSessionTransport`'s do on Linux.
+struct NoWebSocketTransport: Transport {
+    let requests = Locked<[URLRequest]>([])
+    let status: Int
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        requests.withLock { $0.append(request) }
+        return (Data(), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: nil, headerFields: nil)!)
+    }
+}
+
+/// Collects a logging middleware's lines.
+final class LogLines: Sendable {
+    private let lines = Locked<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+private enum TwoOriginRoute: URLRequestProtocol {
+    case socket
+    case postMessage
+
+    var url: URL {
+        switch self {
+        case .socket: URL(string: "ws://127.0.0.1:8765/chat")!
+        case .postMessage: URL(string: "http://127.0.0.1:8766/messages")!
+        }
+    }
+
+    var method: HTTPMethod { self == .socket ? .get : .post }
+}
+
+/// A public endpoint on another origin, which opts out of the token.
+private struct OptedOutRoute: URLRequestProtocol {
+    var url: URL { URL(string: "http://127.0.0.1:9/public")! }
+    var options: RequestOptions {
+        var options = RequestOptions()
+        options.authenticates = false
+        return options
+    }
+}
+
+@Suite("A credential a middleware withholds is visible, and only a request that left fixes its scope")
+struct WithheldCredentialTests {
+    static let token = "s3cr3t-token-value"
+
+    func network(_ transport: any Transport, log: LogLines) -> Network {
+        Network(
+            transport: transport,
+            middleware: [
+                AuthenticationMiddleware(token: { Self.token }, refresh: {}),
+                LoggingMiddleware(sink: { log.append($0) }),
+            ])
+    }
+
+    @Test("A REST call on another origin than the WebSocket's says the token was withheld, in the error and the log")
+    func aRequestOutsideTheScopeSaysSo() async throws {
+        let mock = MockTransport(defaultResponse: .status(401, headers: ["WWW-Authenticate": "Bearer"]))
+        mock.respond(to: TwoOriginRoute.socket, with: .webSocket())
+        let log = LogLines()
+        let network = network(mock, log: log)
+        let socket = try await network.webSocket(TwoOriginRoute.socket)
+        await socket.close()
+        do {
+            try await network.send(TwoOriginRoute.postMessage)
+            Issue.record("the 401 was not an error")
+        } catch {
+            #expect(error.statusCode == 401, "still the status a caller switches over")
+            #expect(
+                error.withheldCredentials == [
+                    WithheldCredential(
+                        middleware: "AuthenticationMiddleware", field: "Authorization",
+                        reason:
+                            "http://127.0.0.1:8766 is outside its scope, the first origin (http://127.0.0.1:8765, fixed by the first request sent)"
+                    )
+                ])
+            #expect(error.description.contains("AuthenticationMiddleware withheld Authorization"))
+            #expect(error.description.contains("http://127.0.0.1:8766"))
+            #expect(!error.description.contains(Self.token))
+        }
+        let tokens = mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(tokens == ["Bearer \(Self.token)", nil], "the handshake carried it, the other origin did not")
+        let lines = log.all
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("GET ws://127.0.0.1:8765/chat → 101") == true, "\(lines)")
+        #expect(lines.last?.contains("→ 401") == true)
+        #expect(lines.last?.contains("AuthenticationMiddleware withheld Authorization: http://127.0.0.1:8766") == true)
+        #expect(!lines.joined().contains(Self.token))
+    }
+
+    @Test("A request inside the scope, or one that opts out, says nothing of a withheld token")
+    func nothingWithheldSaysNothing() async throws {
+        let mock = MockTransport(defaultResponse: .status(401))
+        let log = LogLines()
+        let network = network(mock, log: log)
+        let first: Result<Data, NetworkError> = await network.send(TestRoute("http://127.0.0.1:8766/a"))
+        let second: Result<Data, NetworkError> = await network.send(OptedOutRoute())
+        #expect(first.error?.withheldCredentials == [] && second.error?.withheldCredentials == [])
+        #expect(log.all.allSatisfy { !$0.contains("withheld") }, "\(log.all)")
+    }
+
+    @Test("A handshake that never left the machine does not fix the scope; the first request answered does")
+    func onlyARequestThatLeftFixesTheScope() async throws {
+        let transport = NoWebSocketTransport(status: 200)
+        let network = network(transport, log: LogLines())
+        do {
+            _ = try await network.webSocket(TwoOriginRoute.socket)
+            Issue.record("a transport without WebSockets opened one")
+        } catch {
+            guard case .transport(.other, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        try await network.send(TwoOriginRoute.postMessage)
+        let back: Result<Data, NetworkError> = await network.send(TestRoute("http://127.0.0.1:8765/other"))
+        #expect(back.error == nil)
+        #expect(
+            transport.requests.withLock { $0.map { $0.value(forHTTPHeaderField: "Authorization") } }
+                == ["Bearer \(Self.token)", nil],
+            "the REST API got the token; the WebSocket's origin, tried first but never reached, did not")
+    }
+
+    @Test("A scope stays fixed while a request that may fix it is on its way, and frees itself when none left")
+    func pendingRequestsHoldTheScope() throws {
+        let scope = CredentialScope.firstOrigin
+        let context = RequestContext(timeRemaining: 60)
+        func adapted(_ text: String) -> AdaptedRequest {
+            AdaptedRequest(URLRequest(url: URL(string: text)!))
+        }
+        func covers(_ request: inout AdaptedRequest) -> Bool {
+            scope.covers(&request, context: context, field: "Authorization", middleware: "Test")
+        }
+        var first = adapted("https://api.example.com/1")
+        var second = adapted("https://api.example.com/2")
+        #expect(covers(&first) && covers(&second))
+        var elsewhere = adapted("https://cdn.example.com/x")
+        #expect(!covers(&elsewhere))
+        #expect(context.withheldCredentials.last?.reason.contains("a request still on its way") == true)
+        first.sent(mayHaveArrived: false)
+        #expect(!covers(&elsewhere), "the second request may still arrive")
+        second.sent(mayHaveArrived: false)
+        // Neither left: the scope is free, and the next request fixes it.
+        #expect(covers(&elsewhere))
+        elsewhere.sent(mayHaveArrived: true)
+        var api = adapted("https://api.example.com/3")
+        #expect(!covers(&api))
+        #expect(context.withheldCredentials.last?.reason.contains("fixed by the first request sent") == true)
+    }
+
+    @Test("Which failures prove that nothing left: refusals and unreachable servers, not a redirect's hop or a drop")
+    func failuresThatProveNothingLeft() {
+        let url = URL(string: "https://api.example.com/a")
+        let refused = NetworkError.transport(.cannotConnect, underlyingError: URLError(.cannotConnectToHost))
+        #expect(refused.provesNothingWasSent(to: url))
+        #expect(NetworkError.webSocketsUnsupported(by: "X").provesNothingWasSent(to: url))
+        #expect(NetworkError.invalidRequest(.headers, reason: "x").provesNothingWasSent(to: url))
+        #expect(!NetworkError.connectionLost("gone").provesNothingWasSent(to: url))
+        #expect(!NetworkError.cancelled.provesNothingWasSent(to: url))
+        let hop = URLError(
+            .cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://b.test/")!])
+        #expect(!NetworkError.transport(.cannotConnect, underlyingError: hop).provesNothingWasSent(to: url))
+    }
+
+    @Test("DefaultHeadersMiddleware says so too when it keeps an API key home")
+    func anAPIKeyWithheldIsVisible() async throws {
+        let mock = MockTransport(defaultResponse: .status(403))
+        let network = Network(
+            transport: mock,
+            middleware: [DefaultHeadersMiddleware(["X-API-Key": "k-123", "X-Client": "app/1"])])
+        _ = await network.send(TestRoute("https://api.example.com/a")) as Result<Data, NetworkError>
+        let other: Result<Data, NetworkError> = await network.send(TestRoute("https://cdn.example.com/a"))
+        #expect(other.error?.withheldCredentials.map(\.field) == ["X-API-Key"])
+        #expect(other.error?.withheldCredentials.first?.middleware == "DefaultHeadersMiddleware")
+        #expect(other.error?.description.contains("k-123") == false)
+        #expect(mock.requests.last?.value(forHTTPHeaderField: "X-Client") == "app/1")
+    }
+}
