@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(TransportKit) @testable import NetworkLayerCore
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -64,5 +65,21 @@ struct MessageInboxTests {
         inbox.finish(code: 1000, reason: "", error: nil)
         #expect(await ended == true)
         #expect(await inbox.waitForEnd(within: 0) == true)
+    }
+
+    @Test("whenEnded runs once at the end, at once after it, and not at all once it stopped watching")
+    func whenEnded() {
+        let inbox = MessageInbox()
+        let runs = Locked<[String]>([])
+        let kept = inbox.whenEnded { runs.withLock { $0.append("kept") } }
+        let dropped = inbox.whenEnded { runs.withLock { $0.append("dropped") } }
+        #expect(kept != nil && dropped != nil)
+        inbox.stopWatching(dropped)
+        #expect(inbox.waiting.end == 1, "a watch that stopped holds nothing")
+        inbox.finish(code: nil, reason: "", error: MessageInbox.closed)
+        inbox.finish(code: 1000, reason: "", error: nil)
+        #expect(runs.withLock { $0 } == ["kept"])
+        #expect(inbox.whenEnded { runs.withLock { $0.append("late") } } == nil)
+        #expect(runs.withLock { $0 } == ["kept", "late"])
     }
 }

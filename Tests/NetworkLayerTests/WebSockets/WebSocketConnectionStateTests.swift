@@ -149,4 +149,15 @@ struct WebSocketConnectionStateTests {
         }
         #expect(keys.count == 50)
     }
+
+    @Test("After the connection under it ends, the state makes no frame and delivers nothing")
+    func aDropClosesTheState() {
+        var state = makeState()
+        state.connectionEnded()
+        #expect(state.phase == .closed)
+        #expect(state.send(.text("after the drop")) == nil)
+        #expect(state.ping([1]) == nil)
+        #expect(state.close(code: 1000) == nil)
+        #expect(state.receive([0x81, 0x02, 0x68, 0x69]).isEmpty, "a text frame that still arrives is ignored")
+    }
 }
