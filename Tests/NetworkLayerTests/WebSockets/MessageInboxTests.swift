@@ -1,8 +1,8 @@
 import Foundation
+import NetworkLayerSupport
 import Testing
 
 @_spi(TransportKit) @testable import NetworkLayerCore
-import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
