@@ -17,6 +17,11 @@ import NetworkLayerSupport
 /// What is never written: the values of `Authorization`, `Cookie`, `Set-Cookie` and `Proxy-Authorization`, of any
 /// header whose name contains `token`, `key`, `secret` or `password` (such as `X-API-Key`), and of query items
 /// with such names; bodies; and the text of errors, which may quote a URL. Other query values stay visible.
+///
+/// A WebSocket's handshake is written with the ws or wss URL the app opened. A credential a middleware left off the
+/// request (``WithheldCredential``: a token outside its scope) is named after the line, with the reason and never
+/// the value: `GET http://127.0.0.1:8766/orders → 401 in 3 ms, 0 bytes; AuthenticationMiddleware withheld
+/// Authorization: http://127.0.0.1:8766 is outside its scope, …`.
 /// ``curlCommand(for:includingBody:)`` renders a request the same way.
 public struct LoggingMiddleware: ResponseHeadMiddleware {
     /// Whether each line also lists the request's header fields (redacted).
