@@ -31,9 +31,14 @@ import NetworkLayerSupport
         /// How long the socket may take no byte of a frame that waits to be written before the connection is ended
         /// as dead: the bound of every send.
         private let sendTimeout: Double
-        /// How many times the socket has taken bytes of a waiting frame: a stall timer started at one count that
-        /// finds another knows the socket moved since.
-        private var writeProgress = 0
+        /// When the socket last took a byte of a frame that had to wait (or the wait began), in uptime nanoseconds:
+        /// what the one stall check measures from.
+        private var movedAt: UInt64 = 0
+        /// Whether a stall check is scheduled: one at a time, however often the socket fills and drains.
+        private var isCheckingForStall = false
+        /// Whether the socket's writable event is being handled: a wait that begins then, with no byte taken, goes
+        /// on with the stall already measured.
+        private var isWakingUp = false
         /// How often a ping checks that the peer is alive; `nil` for never.
         private let keepAlive: Double?
         private var keepAliveTimer: (any DispatchSourceTimer)?
@@ -97,6 +102,8 @@ import NetworkLayerSupport
         /// How many frames wait to be written (the one the socket has not taken, and sends waiting behind it): for
         /// tests.
         var pendingFrames: Int { queue.sync { outbox.count } }
+        /// How many pings wait for their pong: for tests.
+        var waitingPings: Int { queue.sync { pings.count } }
         /// Whether the connection has ended (a drop included), whether or not a receive has seen it: for tests.
         var hasEnded: Bool { queue.sync { ending != nil } }
         /// Whether a receive waits for a message, whether a send waits for the socket to take more, and how many
@@ -251,16 +258,17 @@ import NetworkLayerSupport
             // connectionEnded()``), so a send after the end fails here or on the queue, never waits.
             let now: Result<Void, NetworkError>? = queue.sync {
                 guard outbox.isEmpty else { return nil }
-                guard let bytes = frame(message) else { return .failure(closedError()) }
+                guard let bytes = frame(message) else { return .failure(lostError()) }
                 outbox.append((bytes, nil))
                 flush()
-                return .success(())
+                // A write that failed ended the connection: the message did not go.
+                return ending == nil ? .success(()) : .failure(lostError())
             }
             if let now { return try now.get() }
             try await Self.typed {
                 try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
                     queue.async { [self] in
-                        guard let bytes = frame(message) else { return done.resume(throwing: closedError()) }
+                        guard let bytes = frame(message) else { return done.resume(throwing: lostError()) }
                         outbox.append((bytes, done))
                         flush()
                     }
@@ -354,13 +362,14 @@ import NetworkLayerSupport
         private func ping(_ payload: [UInt8], within timeout: Double?) async throws {
             try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
                 queue.async { [self] in
-                    guard let bytes = state.ping(payload) else { return answered.resume(throwing: closedError()) }
+                    guard let bytes = state.ping(payload) else { return answered.resume(throwing: lostError()) }
                     lastPing += 1
                     let id = lastPing
                     pings.append((id, payload, answered))
                     outbox.append((bytes, nil))
                     flush()
-                    guard let timeout else { return }
+                    // No timer for no bound (nil, infinite, or over 31 years): the end answers the ping.
+                    guard let timeout, timeout.isFinite, timeout < 1e9 else { return }
                     queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
                         guard let self, let index = pings.firstIndex(where: { $0.id == id }) else { return }
                         pings.remove(at: index).answered.resume(
@@ -492,7 +501,7 @@ import NetworkLayerSupport
 
         /// Writes what the outbox holds until the socket takes no more, then waits for it to be writable.
         private func flush() {
-            guard ending == nil else { return answerOutbox(with: closedError()) }
+            guard ending == nil else { return answerOutbox(with: lostError()) }
             while let first = outbox.first {
                 var sent = 0
                 let code = first.bytes.withUnsafeBytes {
@@ -500,7 +509,6 @@ import NetworkLayerSupport
                 }
                 if code == 81 { return waitToWrite() }
                 guard code == 0 else { return end(code: nil, reason: "", error: .connectionLost("curl error \(code)")) }
-                if sent > 0 { writeProgress &+= 1 }
                 written += sent
                 if written == first.bytes.count {
                     outbox.removeFirst()
@@ -521,25 +529,33 @@ import NetworkLayerSupport
             if !isWaitingToWrite {
                 isWaitingToWrite = true
                 writeSource?.resume()
-                watchForStall(since: writeProgress)
+                // A wait begins a stall, unless it follows a writable event that took no byte (`writable()` notes
+                // the time when one did).
+                if !isWakingUp { movedAt = DispatchTime.now().uptimeNanoseconds }
+                checkForStall(after: sendTimeout)
             }
         }
 
-        /// Ends the connection if the socket has taken no byte since `progress` once the send timeout has passed:
-        /// a peer that reads nothing for that long is as dead as one that answers no ping, and every send waiting
-        /// behind it is answered.
-        private func watchForStall(since progress: Int) {
-            queue.asyncAfter(deadline: .now() + sendTimeout) { [weak self] in
-                guard let self, ending == nil, isWaitingToWrite, writeProgress == progress else { return }
+        /// Checks, `seconds` from now, whether the socket has taken no byte of a waiting frame for the send timeout,
+        /// and ends the connection if so: a peer that reads nothing for that long is as dead as one that answers no
+        /// ping, and every send waiting behind it is answered. One check at a time, scheduled again while the socket
+        /// moves.
+        private func checkForStall(after seconds: Double) {
+            guard !isCheckingForStall, seconds.isFinite, sendTimeout < 1e9 else { return }
+            isCheckingForStall = true
+            queue.asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
+                guard let self else { return }
+                isCheckingForStall = false
+                guard ending == nil, isWaitingToWrite else { return }
+                let still = Double(DispatchTime.now().uptimeNanoseconds &- movedAt) / 1e9
+                guard still >= sendTimeout else { return checkForStall(after: sendTimeout - still) }
                 end(
                     code: nil, reason: "",
                     error: .transport(
                         .timedOut,
                         underlyingError: URLError(
                             .timedOut,
-                            description:
-                                "the server took no byte of a message for \(sendTimeout) s: the connection is closed and the message was not sent"
-                        )))
+                            description: "the server took no byte of a message for \(sendTimeout) s")))
             }
         }
 
@@ -548,7 +564,11 @@ import NetworkLayerSupport
                 isWaitingToWrite = false
                 writeSource?.suspend()
             }
+            let before = (outbox.count, written)
+            isWakingUp = true
             flush()
+            isWakingUp = false
+            if (outbox.count, written) != before { movedAt = DispatchTime.now().uptimeNanoseconds }
         }
 
         private func pauseReading() {
@@ -579,9 +599,9 @@ import NetworkLayerSupport
                     receiver.continuation.resume(returning: nil)
                 }
             }
-            for ping in pings { ping.answered.resume(throwing: error ?? closedError()) }
+            for ping in pings { ping.answered.resume(throwing: lostError()) }
             pings = []
-            answerOutbox(with: error ?? closedError())
+            answerOutbox(with: lostError())
             for waiter in closeWaiters { waiter.resume() }
             closeWaiters = []
             release()
@@ -614,8 +634,11 @@ import NetworkLayerSupport
             sourcesDone.notify(queue: queue) { handed.easy.cleanUp() }
         }
 
-        private func closedError() -> NetworkError {
-            ending?.error ?? .connectionLost("the WebSocket is closed or closing")
+        /// The error of a send or a ping the connection cannot take, once it has ended or is closing: always
+        /// ``NetworkError/TransportFailure/connectionLost``, saying why (a receive gets the end's own error).
+        private func lostError() -> NetworkError {
+            guard let ending else { return .connectionLost("the WebSocket is closing") }
+            return .lost(ending: ending.error, code: ending.code)
         }
 
         deinit {

@@ -111,7 +111,7 @@ final class MockWebSocketChannel: WebSocketChannel {
     }
 
     func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        if inbox.hasEnded { throw inbox.lostError }
         record(message)
         if let reply = script.replies.first(where: { $0.to == message }) {
             serverSends(reply.with)
@@ -125,7 +125,7 @@ final class MockWebSocketChannel: WebSocketChannel {
     }
 
     func ping(timeout: TimeInterval?) async throws(NetworkError) {
-        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        if inbox.hasEnded { throw inbox.lostError }
     }
 
     func close(code: UInt16, reason: String) async {

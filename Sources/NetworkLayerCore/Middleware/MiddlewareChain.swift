@@ -145,12 +145,19 @@ struct MiddlewareChain: Sendable {
         let tolerance = Double(DeadlineMonitor.resolution) / 1e9
         if abs(request.timeoutInterval - remaining) > tolerance { request.timeoutInterval = remaining }
         do {
+            let answer: (Data, ResponseHead)
             if let socketSlot = context.webSocketSlot {
-                return try await transport.openWebSocket(checked: request, into: socketSlot)
+                answer = try await transport.openWebSocket(checked: request, into: socketSlot)
+            } else {
+                answer = try await transport.exchange(
+                    checked: request, uploading: context.upload, into: context.streamSlot)
             }
-            return try await transport.exchange(checked: request, uploading: context.upload, into: context.streamSlot)
+            context.record.attemptMayHaveArrived()
+            return answer
         } catch {
-            throw NetworkError(transportError: error)
+            let failure = NetworkError(transportError: error)
+            if !failure.provesNothingWasSent(to: request.url) { context.record.attemptMayHaveArrived() }
+            throw failure
         }
     }
 }

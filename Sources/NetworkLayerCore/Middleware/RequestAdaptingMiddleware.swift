@@ -137,9 +137,11 @@ public struct AdaptedRequest: Sendable {
     }
 
     /// Asks to hear, once the request has been sent, whether it may have reached its server: `handler` gets `true`
-    /// when a response came or the send failed after a byte of it may have left, and `false` when it was refused,
-    /// or its server could not be reached, before any byte left (a rule refused it, a transport that cannot send it,
-    /// a refused connection, no network). Called once, for the first send of the request as adapted now.
+    /// when any attempt of the send (a retry's included) got a response or failed after a byte of it may have left,
+    /// and `false` when none did: the send failed before reaching a transport (a rule or a middleware refused it), or
+    /// every attempt failed before a byte left (a transport that cannot send it, an unknown host, a refused
+    /// connection, a failed TLS handshake). Called once, for the first send of the request as adapted now, and with
+    /// `false` when the adaptation itself fails.
     ///
     /// ``CredentialScope/covers(_:context:field:middleware:)`` asks this, so that only a request that may have
     /// arrived fixes a first origin.
@@ -194,14 +196,15 @@ struct AdaptingRun: Sendable {
         // again fewer than 2^n times.
         while true {
             let response: (Data, ResponseHead)
+            // Which attempt, if any, reached a server is known below this run only (a retry may follow an attempt
+            // that did): the chain's transport step records it for the whole send.
             do {
                 response = try await next(adapted.urlRequest, onward ?? context)
             } catch {
-                let failure = NetworkError(middlewareError: error, named: "")
-                adapted.sent(mayHaveArrived: !failure.provesNothingWasSent(to: request.url))
+                adapted.sent(mayHaveArrived: context.record.mayHaveArrived)
                 throw error
             }
-            adapted.sent(mayHaveArrived: true)
+            adapted.sent(mayHaveArrived: context.record.mayHaveArrived)
             guard !adapted.decisions.isEmpty, context.canResend,
                 let asking = try await decisionAskingAgain(after: response.1, in: adapted.decisions)
             else { return response }
@@ -225,6 +228,8 @@ struct AdaptingRun: Sendable {
             do {
                 try await members[index].adapt(&request, context: context)
             } catch {
+                // The request never goes: what asked to hear of its sending hears that it did not.
+                request.sent(mayHaveArrived: false)
                 throw failure(error, of: index)
             }
         }

@@ -40,8 +40,9 @@ public struct RequestContext: Sendable {
     /// queue refuses to store a route's secrets). `nil` for a context made outside ``Network``.
     public internal(set) var routeRequest: URLRequest?
 
-    /// The credentials the middleware withheld from this send (``withheldCredentials``), shared by every copy.
-    let withheldLog = WithheldCredentialLog()
+    /// What this send's attempts left behind (the credentials withheld, whether one may have reached a server),
+    /// shared by every copy.
+    let record = SendRecord()
 
     /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
     var streamSlot: StreamSlot?

@@ -31,39 +31,50 @@ public struct WithheldCredential: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(middleware) withheld \(field): \(reason)" }
 }
 
-/// The credentials withheld from one send, in every attempt of it: shared by the copies of its ``RequestContext``,
-/// so that a middleware earlier in the chain (a logger) sees what a later one withheld.
-final class WithheldCredentialLog: Sendable {
-    private let entries = Locked<[WithheldCredential]>([])
+/// What one send left behind in every attempt of it, shared by the copies of its ``RequestContext``: the credentials
+/// withheld, so that a middleware earlier in the chain (a logger) sees what a later one withheld; and whether any
+/// attempt may have reached a server, so that a middleware that asked (``AdaptedRequest/afterSending(_:)``) hears it
+/// even when a later attempt (a retry) failed before a byte left.
+final class SendRecord: Sendable {
+    private let state = Locked<(withheld: [WithheldCredential], mayHaveArrived: Bool)>(([], false))
 
     /// Adds `credential`, once however many attempts withhold it.
     func record(_ credential: WithheldCredential) {
-        entries.withLock { entries in
-            if !entries.contains(credential) { entries.append(credential) }
+        state.withLock { state in
+            if !state.withheld.contains(credential) { state.withheld.append(credential) }
         }
     }
 
     /// What was withheld, in the order it was first recorded.
-    var all: [WithheldCredential] { entries.withLock { $0 } }
+    var withheld: [WithheldCredential] { state.withLock { $0.withheld } }
+
+    /// Notes that an attempt reached the transport and may have reached its server.
+    func attemptMayHaveArrived() {
+        state.withLock { $0.mayHaveArrived = true }
+    }
+
+    /// Whether any attempt so far may have reached a server.
+    var mayHaveArrived: Bool { state.withLock { $0.mayHaveArrived } }
 }
 
 extension RequestContext {
     /// The credentials the middleware withheld from this send so far (``WithheldCredential``): what
     /// `LoggingMiddleware` writes after its line, and what ``NetworkError/withheldCredentials`` carries.
-    public var withheldCredentials: [WithheldCredential] { withheldLog.all }
+    public var withheldCredentials: [WithheldCredential] { record.withheld }
 
     /// Says that a middleware left a credential off this request on purpose (its ``CredentialScope`` excludes the
     /// request's origin), so that the log and the error say so instead of a bare `401`.
     ///
     /// ```swift
-    /// guard scope.includes(request.url, in: context.environment) else {
+    /// guard request.url?.host == "api.example.com" else {
     ///     return context.recordWithheldCredential(
-    ///         WithheldCredential(middleware: "SigningMiddleware", field: "X-Signature",
-    ///                            reason: scope.whyExcluded(request.url, in: context.environment)))
+    ///         WithheldCredential(middleware: "SigningMiddleware", field: "X-Signature", reason: "not the API's host"))
     /// }
     /// ```
+    ///
+    /// ``CredentialScope/covers(_:context:field:middleware:)`` records it for you.
     public func recordWithheldCredential(_ credential: WithheldCredential) {
-        withheldLog.record(credential)
+        record.record(credential)
     }
 }
 
@@ -82,14 +93,16 @@ extension NetworkError {
         return .unacceptableStatus(head.statusCode, headers: fields, body: body)
     }
 
-    /// Whether this failure shows that no byte of the request left the machine: it was refused before the transport
-    /// sent it (a rule, a transport that cannot send it), or the server could not be reached or connected to. A
-    /// scope fixed by the first request it goes to is fixed only by a request that may have arrived.
+    /// Whether this failure of a transport shows that no byte of the request left the machine: a transport that
+    /// cannot send it (a WebSocket it cannot open), a host that does not resolve, a refused connection, a TLS
+    /// handshake that failed. A scope fixed by the first request it goes to is fixed only by a request that may have
+    /// arrived.
     ///
-    /// A failure on the way to another origin than `url`'s (a redirect's hop, as the error's failing URL says) proves
-    /// nothing: the first hop went out.
+    /// Anything else may have let bytes out, and so proves nothing: a request the transport refused (it may be a
+    /// redirect's hop), "offline" (iOS may say so of a request under way), a drop, a timeout; and a failure on the way
+    /// to another origin than `url`'s (a redirect's hop, as the error's failing URL says), since the first hop went
+    /// out.
     func provesNothingWasSent(to url: URL?) -> Bool {
-        if case .invalidRequest = self { return true }
         guard case .transport(let failure, let underlying) = self else { return false }
         if let failing = (underlying as? URLError)?.failingURL, let url,
             RedirectChain.origin(of: failing) != RedirectChain.origin(of: url)
@@ -98,8 +111,8 @@ extension NetworkError {
         }
         switch failure {
         case .other: return (underlying as? URLError)?.code == .unsupportedURL
-        case .insecureConnection: return true
-        default: return transience == .networkUnavailable || transience == .connectionRefused
+        case .hostNotFound, .cannotConnect, .insecureConnection: return true
+        default: return false
         }
     }
 }

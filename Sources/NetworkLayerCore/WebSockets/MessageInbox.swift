@@ -40,6 +40,13 @@ import NetworkLayerSupport
     public var ending: Ending? { state.withLock { $0.ending } }
     /// Whether the connection has ended.
     public var hasEnded: Bool { ending != nil }
+
+    /// The error of a send or a ping once the connection has ended: ``NetworkError/TransportFailure/connectionLost``,
+    /// saying why (`NetworkError.lost(ending:code:)`); ``closed`` before the end.
+    public var lostError: NetworkError {
+        guard let ending else { return Self.closed }
+        return .lost(ending: ending.error, code: ending.code)
+    }
     /// Who waits: a receive, the reader for room, and how many for the end; for tests, which wait for a waiter
     /// before they act.
     public var waiting: (receive: Bool, room: Bool, end: Int) {

@@ -157,7 +157,7 @@ final class URLSessionWebSocket: WebSocketChannel {
     private func keepAlive(every interval: TimeInterval) {
         Task { [weak self] in
             while let self, !inbox.hasEnded {
-                try? await Task.sleep(nanoseconds: UInt64(max(0.01, interval) * 1e9))
+                try? await UptimeClock.taskSleep(max(0.01, interval))
                 do throws(NetworkError) {
                     try await ping(timeout: interval)
                 } catch {
@@ -176,9 +176,10 @@ final class URLSessionWebSocket: WebSocketChannel {
 
     /// Sends through the task, and is answered by whichever comes first: the task's completion, the end of the
     /// connection (the task's completion handler is not promised to run for a connection that dropped), or the send
-    /// timeout, which ends the connection as dead.
+    /// timeout, which ends the connection as dead. The task reports whole messages only, so the timeout counts from
+    /// the call (`CurlTransport` counts from the last byte the socket took).
     func send(_ message: WebSocketMessage) async throws(NetworkError) {
-        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        if inbox.hasEnded { throw inbox.lostError }
         let frame: URLSessionWebSocketTask.Message =
             switch message {
             case .text(let text): .string(text)
@@ -191,8 +192,9 @@ final class URLSessionWebSocket: WebSocketChannel {
     }
 
     /// Runs `start`, which gives `answer` `nil` for done or `.some(nil)` for a failure the connection's end
-    /// explains, and waits for the first of that, the connection's end and `seconds` (`nil`: no bound); the error,
-    /// if any. A wait that runs out of time with `endsConnection` ends the connection with the timeout's error.
+    /// explains, and waits for the first of that, the connection's end and `seconds` (`nil`, infinite or over 31
+    /// years: no bound); the error, if any. A wait that runs out of time with `endsConnection` ends the connection
+    /// with the timeout's error, and returns `connectionLost` saying so, as every later send gets.
     private func answered(
         within seconds: TimeInterval?,
         doing action: String,
@@ -205,7 +207,7 @@ final class URLSessionWebSocket: WebSocketChannel {
             group.addTask {
                 await withCheckedContinuation { continuation in answer.set(continuation) }
             }
-            if let seconds {
+            if let seconds, seconds.isFinite, seconds < 1e9 {
                 group.addTask {
                     // Cancelled, and so freed at once, when the answer comes first (what it returns then is not
                     // read); the caller's cancellation ends the wait as cancelled.
@@ -229,13 +231,12 @@ final class URLSessionWebSocket: WebSocketChannel {
         case nil:
             return nil
         case .some(nil):
-            return inbox.ending?.error ?? MessageInbox.closed
+            return inbox.lostError
         case .some(let error?):
-            if endsConnection, case .transport(.timedOut, _) = error {
-                inbox.finish(code: nil, reason: "", error: error)
-                box.task.cancel()
-            }
-            return error
+            guard endsConnection, case .transport(.timedOut, _) = error else { return error }
+            inbox.finish(code: nil, reason: "", error: error)
+            box.task.cancel()
+            return inbox.lostError
         }
     }
 
@@ -255,7 +256,7 @@ final class URLSessionWebSocket: WebSocketChannel {
     /// Pings through the task; answered by the pong, the connection's end or the timeout, which leaves the
     /// connection open (whether a silent peer is dead is the caller's call, or the keep-alive's).
     func ping(timeout: TimeInterval?) async throws(NetworkError) {
-        if let ending = inbox.ending { throw ending.error ?? MessageInbox.closed }
+        if inbox.hasEnded { throw inbox.lostError }
         let failure = await answered(within: timeout, doing: "ping", endsConnection: false) { box, answer in
             box.task.sendPing { error in answer.give(error.map { _ in nil }) }
         }

@@ -32,7 +32,9 @@ public struct WebSocketSettings: Sendable, Hashable {
     /// The longest a send may wait for the connection to take its message, in seconds; `nil` (the default) for the
     /// network's ``Network/timeout`` (60 s unless you set it), and 60 s for a transport called directly. A connection
     /// that takes nothing for that long is ended with ``NetworkError/TransportFailure/timedOut``: a peer that reads
-    /// nothing is as dead as one that answers no ping, and every send waiting on it is answered.
+    /// nothing is as dead as one that answers no ping, and every send waiting on it is answered (with
+    /// ``NetworkError/TransportFailure/connectionLost``). `CurlTransport` counts from the last byte the socket took;
+    /// `URLSessionTransport`, whose task reports whole messages only, from the call.
     public var sendTimeout: TimeInterval?
 
     /// How long a send waits when ``sendTimeout`` is `nil` and no network chose: 60 s.
@@ -72,8 +74,9 @@ public protocol WebSocketChannel: AnyObject, Sendable {
     /// end, and a waiting one as soon as the connection ends.
     ///
     /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/connectionLost`` once the connection has
-    ///   ended or is closing (the message is not sent); ``NetworkError/TransportFailure/timedOut`` when the
-    ///   connection took nothing for the send timeout (it is then ended).
+    ///   ended or is closing, however it ended (the message is not sent; the error's text says why, and a receive
+    ///   gets the end's own error, such as ``NetworkError/TransportFailure/timedOut`` when the connection took
+    ///   nothing for the send timeout).
     func send(_ message: WebSocketMessage) async throws(NetworkError)
 
     /// The next message, or `nil` once the connection closed cleanly (the close code is then set).
@@ -85,9 +88,9 @@ public protocol WebSocketChannel: AnyObject, Sendable {
     /// Sends a ping and returns when its pong arrives.
     ///
     /// - Parameter timeout: How long to wait for the pong, in seconds; `nil` waits as long as the connection lives.
-    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/timedOut`` when no pong came in time; the
-    ///   error the connection ended with (``NetworkError/TransportFailure/connectionLost`` for a drop or a close)
-    ///   at once once it has ended, and as soon as it ends while the ping waits.
+    /// - Throws: ``NetworkError`` with ``NetworkError/TransportFailure/timedOut`` when no pong came in time;
+    ///   ``NetworkError/TransportFailure/connectionLost`` at once once the connection has ended, and as soon as it
+    ///   ends while the ping waits.
     func ping(timeout: TimeInterval?) async throws(NetworkError)
 
     /// Starts the close handshake with `code` and `reason` and returns once it is done, or once the settings' close
@@ -131,6 +134,16 @@ extension NetworkError {
     /// `description`, what every WebSocket channel of the package throws for it.
     @_spi(TransportKit) public static func connectionLost(_ description: String) -> NetworkError {
         .transport(.connectionLost, underlyingError: URLError(.networkConnectionLost, description: description))
+    }
+
+    /// The error of a send or a ping on a WebSocket connection that has ended: ``TransportFailure/connectionLost``
+    /// whatever the end was, saying why: the error it failed with (`cause`: a drop, a timeout, a broken protocol),
+    /// or the close code. A receive gets the end itself, so that the app learns why from its messages loop; a send or
+    /// a ping only needs to know that its message did not go.
+    @_spi(TransportKit) public static func lost(ending cause: NetworkError?, code: UInt16?) -> NetworkError {
+        if let cause, case .transport(.connectionLost, _) = cause { return cause }
+        let why = cause.map { "it failed (\($0))" } ?? "it was closed (\(code.map(String.init) ?? "no code"))"
+        return .connectionLost("the WebSocket's connection has ended: \(why)")
     }
 
     /// The error of a transport that cannot open WebSockets, naming it and the transports that can.

@@ -164,12 +164,60 @@ struct WithheldCredentialTests {
         let refused = NetworkError.transport(.cannotConnect, underlyingError: URLError(.cannotConnectToHost))
         #expect(refused.provesNothingWasSent(to: url))
         #expect(NetworkError.webSocketsUnsupported(by: "X").provesNothingWasSent(to: url))
-        #expect(NetworkError.invalidRequest(.headers, reason: "x").provesNothingWasSent(to: url))
+        #expect(!NetworkError.invalidRequest(.headers, reason: "x").provesNothingWasSent(to: url), "a redirect's hop?")
+        #expect(
+            !NetworkError.transport(.offline, underlyingError: URLError(.notConnectedToInternet)).provesNothingWasSent(
+                to: url))
         #expect(!NetworkError.connectionLost("gone").provesNothingWasSent(to: url))
         #expect(!NetworkError.cancelled.provesNothingWasSent(to: url))
         let hop = URLError(
             .cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: URL(string: "https://b.test/")!])
         #expect(!NetworkError.transport(.cannotConnect, underlyingError: hop).provesNothingWasSent(to: url))
+    }
+
+    @Test("A retry that cannot connect after an attempt that reached the server keeps the scope fixed")
+    func aRetryAfterAnAnswerKeepsTheScope() async throws {
+        let mock = MockTransport(defaultResponse: .status(200))
+        mock.respond(
+            to: .get, path: "/flaky", with: [.status(503), .failure(URLError(.cannotConnectToHost))])
+        let network = Network(
+            transport: mock,
+            middleware: [
+                AuthenticationMiddleware(token: { Self.token }, refresh: {}),
+                RetryMiddleware(maxAttempts: 2, baseDelay: 0, maxDelay: 0),
+            ])
+        let flaky: Result<Data, NetworkError> = await network.send(TestRoute("https://api.example.com/flaky"))
+        #expect(flaky.error != nil)
+        let elsewhere: Result<Data, NetworkError> = await network.send(TestRoute("https://cdn.example.com/a"))
+        #expect(elsewhere.error == nil)
+        #expect(
+            mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
+                "Bearer \(Self.token)", "Bearer \(Self.token)", nil,
+            ], "the first attempt reached the API: the token stays there")
+    }
+
+    @Test("A request whose token could not be read never went, and leaves the scope free")
+    func aFailedAdaptationLeavesTheScopeFree() async throws {
+        let reads = Locked(0)
+        let mock = MockTransport(defaultResponse: .status(200))
+        let network = Network(
+            transport: mock,
+            middleware: [
+                AuthenticationMiddleware(
+                    token: {
+                        let read = reads.withLock { count in
+                            count += 1
+                            return count
+                        }
+                        if read == 1 { throw URLError(.userAuthenticationRequired) }
+                        return Self.token
+                    }, refresh: {})
+            ])
+        let first: Result<Data, NetworkError> = await network.send(TestRoute("https://api.example.com/a"))
+        #expect(first.error != nil)
+        let second: Result<Data, NetworkError> = await network.send(TestRoute("https://other.example.com/b"))
+        #expect(second.error == nil)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer \(Self.token)"])
     }
 
     @Test("DefaultHeadersMiddleware says so too when it keeps an API key home")
