@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import HTTPTestServer
     import NetworkLayerEvents
     import NetworkLayerMiddleware
     import Testing
@@ -177,8 +178,46 @@
             let url: URL
         }
 
-        @Test("Twenty chats, each through a 1012 and a dropped connection, close with 1000", arguments: [0])
-        func twentyChats(_: Int) async throws {
+        @Test(
+            "The chat's REST API on another port: the default scope says it withheld the token; naming the host sends it"
+        )
+        func theRESTCallOnAnotherPort() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let rest = try TestHTTPServer { request in
+                request.header("Authorization") == "Bearer chat-token"
+                    ? .response(status: 201) : .response(status: 401, headers: ["WWW-Authenticate": "Bearer"])
+            }
+            defer { rest.stop() }
+            let post = TestRoute(rest.baseURL.appendingPathComponent("messages").absoluteString, method: .post)
+            for scope in [CredentialScope.firstOrigin, .hosts(["127.0.0.1"])] {
+                let lines = LogLines()
+                let network = Network(
+                    transport: try CurlTransport(),
+                    middleware: [
+                        AuthenticationMiddleware(token: { "chat-token" }, refresh: {}, sendingTokenTo: scope),
+                        LoggingMiddleware(sink: { lines.append($0) }),
+                    ])
+                let socket = try await network.webSocket(ChatRoute(url: server.url("/echo")))
+                await socket.close()
+                let sent: Result<Data, NetworkError> = await network.send(post)
+                let handshake = lines.all.first ?? ""
+                #expect(handshake.hasPrefix("GET ws://127.0.0.1:\(server.deflatePort)/echo → 101"), "\(handshake)")
+                if case .failure(let error) = sent {
+                    #expect(error.statusCode == 401)
+                    #expect(error.description.contains("AuthenticationMiddleware withheld Authorization"))
+                    #expect(lines.all.last?.contains("AuthenticationMiddleware withheld Authorization") == true)
+                    #expect(!error.description.contains("chat-token") && !lines.all.joined().contains("chat-token"))
+                } else {
+                    #expect(rest.requests.last?.header("Authorization") == "Bearer chat-token")
+                }
+            }
+            let tokens = rest.requests.map { $0.header("Authorization") }
+            #expect(tokens == [nil, "Bearer chat-token"], "withheld by the default scope, sent to the named host")
+        }
+
+        @Test("Twenty chats, each through a 1012 and a dropped connection, close with 1000")
+        func twentyChats() async throws {
             let server = try await ReferenceWebSocketServer.start()
             defer { server.stop() }
             let network = Network(
