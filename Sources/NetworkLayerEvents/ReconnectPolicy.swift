@@ -13,9 +13,10 @@ import NetworkLayerSupport
 /// for try await event in network.events(ChatRoute.live(id: 3), reconnect: .never) { print(event.data) }
 /// ```
 ///
-/// A reconnection sends the request again, so it happens only for a request that may be sent twice: an idempotent
-/// method (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), a route whose ``RequestOptions/retry`` is
-/// ``RetryOption/always``, or a policy made with ``resendingNonIdempotentRequests()``. Any other request (a `POST`
+/// A reconnection sends the request again, so it happens only for a request that may be sent twice
+/// (``RetryOption/allowsSendingAgain(_:)``): an idempotent method (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), a
+/// request that carries an `Idempotency-Key`, a route whose ``RequestOptions/retry`` is ``RetryOption/always``, or a
+/// policy made with ``resendingNonIdempotentRequests()``. Any other request (a `POST`
 /// to a chat-completion API, say) is sent once: the stream ends when its connection does.
 ///
 /// A reconnection waits the time the server asked for (its `retry` field), or ``initialDelay``, doubled after each
@@ -75,11 +76,12 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public static let never = ReconnectPolicy(maximumAttempts: 0)
 
     /// Whether a connection for `request`, from a route with `options`, may be opened again at all: the policy
-    /// allows attempts, the route does not forbid sending twice, and the method is idempotent (or the policy resends
-    /// others). What an event stream and a WebSocket ask before they connect again.
+    /// allows attempts, the route does not forbid sending twice, and the request may be sent again (an idempotent
+    /// method or an `Idempotency-Key`), or the policy resends others. What an event stream and a WebSocket ask before
+    /// they connect again.
     public func allowsReconnecting(_ request: URLRequest, options: RequestOptions) -> Bool {
         guard maximumAttempts > 0, options.retry != .never else { return false }
-        return resendsNonIdempotentRequests || options.retry.allowsSendingAgain(method: request.httpMethod)
+        return resendsNonIdempotentRequests || options.retry.allowsSendingAgain(request)
     }
 
     /// The wait before reconnection `attempt` (1 for the first after a drop): the server's `retry` in milliseconds

@@ -14,8 +14,10 @@ import NetworkLayerSupport
 /// let network = Network(transport: URLSessionTransport(), middleware: [RetryMiddleware(maxAttempts: 3)])
 /// ```
 ///
-/// - Only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) are sent again, unless the route says
-///   ``RequestOptions/retry`` `= .always`; `.never` turns retrying off for a route.
+/// - Only what is safe to repeat is sent again: an idempotent method (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or a
+///   request that carries an `Idempotency-Key`, unless the route says ``RequestOptions/retry`` `= .always`;
+///   `.never` turns retrying off for a route (``RetryOption/allowsSendingAgain(_:)``, the one rule).
+/// - `maxAttempts` counts the first attempt: 3 is the first send and at most two more.
 /// - Between attempts it waits with exponential backoff and full jitter: a random time up to
 ///   `baseDelay × 2^(attempt − 1)`, at most `maxDelay`.
 /// - A `Retry-After` header, in seconds or as an HTTP date, sets the wait instead. When it asks for longer than
@@ -87,7 +89,7 @@ public struct RetryMiddleware: ResponseHeadMiddleware {
             }
             // The outcome before the options: most outcomes are final, and the options' lookup costs more.
             guard context.attempt < maxAttempts, let delay = delay(after: outcome, attempt: context.attempt),
-                context.canResend, context.options.retry.allowsSendingAgain(method: request.httpMethod),
+                context.canResend, context.options.retry.allowsSendingAgain(request),
                 delay < context.timeRemaining
             else { return try outcome.get() }
             if let sleep { try await sleep(delay) } else { try await context.clock.sleep(delay) }

@@ -1,7 +1,15 @@
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
 /// Whether a route's request may be sent again: by `RetryMiddleware` (or a retrying middleware of your own), and by an event stream that reconnects
 /// (`Network.events(_:reconnect:)`).
 public enum RetryOption: Sendable, Hashable {
-    /// Send again only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS, TRACE): the default.
+    /// Send again only what is safe to repeat: an idempotent method (GET, HEAD, PUT, DELETE, OPTIONS, TRACE), or a
+    /// request that carries an `Idempotency-Key` (the server drops a repeat): the default.
     case idempotentMethodsOnly
     /// Send again whatever the method: the route is safe to send twice (for example a POST with an idempotency key).
     case always
@@ -11,8 +19,30 @@ public enum RetryOption: Sendable, Hashable {
     /// The methods that are safe to send again.
     public static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
-    /// Whether a request with this method may be sent again under this option: the one rule retries and
-    /// reconnections follow.
+    /// The header field that makes any request safe to send again: a server that honours it acts once per key
+    /// (the IETF's Idempotency-Key draft, as Stripe and others use it).
+    public static let idempotencyKeyField = "Idempotency-Key"
+
+    /// Whether `request` may be sent again under this option: with ``idempotentMethodsOnly``, when its method is
+    /// idempotent or it carries an ``idempotencyKeyField``. The one rule retries and reconnections follow.
+    ///
+    /// ```swift
+    /// var order = URLRequest(url: URL(string: "https://api.example.com/orders")!)
+    /// order.httpMethod = "POST"
+    /// order.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
+    /// print(RetryOption.idempotentMethodsOnly.allowsSendingAgain(order))  // true
+    /// ```
+    public func allowsSendingAgain(_ request: URLRequest) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .idempotentMethodsOnly:
+            allowsSendingAgain(method: request.httpMethod)
+                || request.value(forHTTPHeaderField: Self.idempotencyKeyField)?.isEmpty == false
+        }
+    }
+
+    /// Whether a request with this method, and no `Idempotency-Key`, may be sent again under this option.
     public func allowsSendingAgain(method: String?) -> Bool {
         switch self {
         case .never: false

@@ -32,11 +32,13 @@ func instantRetry(
         now: { now }, random: { $0.upperBound })
 }
 
-/// A POST whose route may or may not allow retries.
+/// A POST whose route may or may not allow retries, with or without an idempotency key.
 struct CreateThing: URLRequestProtocol {
     var retry: RetryOption = .idempotentMethodsOnly
+    var idempotencyKey: String?
     var url: URL { URL(string: "https://api.example.com/things")! }
     var method: HTTPMethod { .post }
+    var headers: [String: String]? { idempotencyKey.map { ["Idempotency-Key": $0] } }
     var options: RequestOptions {
         var options = RequestOptions()
         options.retry = retry
@@ -142,6 +144,44 @@ struct RetryMiddlewareTests {
         mock.removeRecordedRequests()
         await #expect(throws: NetworkError.self) { try await network.send(CreateThing(retry: .always)) }
         #expect(mock.requests.count == 3)
+    }
+
+    @Test("A POST that carries an Idempotency-Key is retried like a GET, unless the route turns retries off")
+    func aPostWithAnIdempotencyKeyIsRetried() async throws {
+        let mock = MockTransport()
+        mock.respond(to: .post, path: "/things", with: [.status(503), .status(201)])
+        let network = Network(transport: mock, middleware: [instantRetry(sleeper: RecordingSleeper())])
+        try await network.send(CreateThing(idempotencyKey: "order-7"))
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") } == ["order-7", "order-7"])
+
+        mock.removeRecordedRequests()
+        mock.respond(to: .post, path: "/things", with: [.status(503)])
+        await #expect(throws: NetworkError.self) {
+            try await network.send(CreateThing(retry: .never, idempotencyKey: "order-8"))
+        }
+        #expect(mock.requests.count == 1)
+    }
+
+    @Test("The one rule: an idempotent method, or an Idempotency-Key that is not empty, under each option")
+    func theRuleForSendingAgain() {
+        func request(_ method: String, key: String?) -> URLRequest {
+            var request = URLRequest(url: URL(string: "https://api.example.com/things")!)
+            request.httpMethod = method
+            if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+            return request
+        }
+        let option = RetryOption.idempotentMethodsOnly
+        #expect(option.allowsSendingAgain(request("GET", key: nil)))
+        #expect(option.allowsSendingAgain(request("PUT", key: nil)))
+        #expect(!option.allowsSendingAgain(request("POST", key: nil)))
+        #expect(!option.allowsSendingAgain(request("PATCH", key: "")))
+        #expect(option.allowsSendingAgain(request("POST", key: "k")))
+        #expect(!RetryOption.never.allowsSendingAgain(request("GET", key: "k")))
+        #expect(RetryOption.always.allowsSendingAgain(request("POST", key: nil)))
+        // A stream or a WebSocket reconnects by the same rule.
+        let options = RequestOptions()
+        #expect(ReconnectPolicy.automatic.allowsReconnecting(request("POST", key: "k"), options: options))
+        #expect(!ReconnectPolicy.automatic.allowsReconnecting(request("POST", key: nil), options: options))
     }
 
     @Test func aRouteCanTurnRetriesOff() async throws {
