@@ -130,6 +130,61 @@ import NetworkLayerSupport
         return watch
     }
 
+    /// What a wait on the connection came to (``race(within:_:)``).
+    public enum WaitOutcome: Sendable {
+        /// The operation answered: `nil` for done, or its error.
+        case answered(NetworkError?)
+        /// The connection ended first.
+        case ended
+        /// The bound passed first.
+        case timedOut
+        /// The waiting task was cancelled first.
+        case cancelled
+    }
+
+    /// Starts an operation and waits for the first of its answer, the connection's end, `seconds` and the caller's
+    /// cancellation: how a channel whose operations report through completion handlers (`URLSessionWebSocketTask`'s,
+    /// which are not promised to run once the connection has dropped) answers every send and ping.
+    ///
+    /// - Parameters:
+    ///   - seconds: The bound; `nil`, infinite or over 31 years for none.
+    ///   - start: Starts the operation with a function to call once with its outcome: `nil` for done, or its
+    ///     error. Later calls are ignored.
+    public func race(
+        within seconds: TimeInterval?,
+        _ start: (_ done: @escaping @Sendable (NetworkError?) -> Void) -> Void
+    ) async -> WaitOutcome {
+        let answer = OnceAnswer<WaitOutcome>()
+        return await withTaskCancellationHandler {
+            await withTaskGroup(of: WaitOutcome?.self) { group in
+                group.addTask { await withCheckedContinuation { answer.set($0) } }
+                if let seconds, seconds.isFinite, seconds < 1e9 {
+                    group.addTask {
+                        // Cancelled, and so freed at once, when the answer comes first.
+                        guard (try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))) != nil else {
+                            return nil
+                        }
+                        answer.give(.timedOut)
+                        return nil
+                    }
+                }
+                let watch = whenEnded { answer.give(.ended) }
+                start { error in answer.give(.answered(error)) }
+                var first = WaitOutcome.cancelled
+                for await outcome in group {
+                    guard let outcome else { continue }
+                    first = outcome
+                    break
+                }
+                group.cancelAll()
+                stopWatching(watch)
+                return first
+            }
+        } onCancel: {
+            answer.give(.cancelled)
+        }
+    }
+
     /// Forgets the action ``whenEnded(_:)`` registered as `watch`: its wait was answered otherwise.
     public func stopWatching(_ watch: Int?) {
         guard let watch else { return }

@@ -185,58 +185,21 @@ final class URLSessionWebSocket: WebSocketChannel {
             case .text(let text): .string(text)
             case .binary(let data): .data(data)
             }
-        let failure = await answered(within: sendTimeout, doing: "send") { box, answer in
-            box.task.send(frame) { error in answer.give(error.map { _ in nil }) }
-        }
-        if let failure { throw failure }
-    }
-
-    /// Runs `start`, which gives `answer` `nil` for done or `.some(nil)` for a failure the connection's end
-    /// explains, and waits for the first of that, the connection's end and `seconds` (`nil`, infinite or over 31
-    /// years: no bound); the error, if any. A wait that runs out of time with `endsConnection` ends the connection
-    /// with the timeout's error, and returns `connectionLost` saying so, as every later send gets.
-    private func answered(
-        within seconds: TimeInterval?,
-        doing action: String,
-        endsConnection: Bool = true,
-        _ start: (TaskBox, OnceAnswer<NetworkError??>) -> Void
-    ) async -> NetworkError? {
-        let answer = OnceAnswer<NetworkError??>()
-        let inbox = inbox
-        let outcome: NetworkError?? = await withTaskGroup(of: NetworkError??.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in answer.set(continuation) }
-            }
-            if let seconds, seconds.isFinite, seconds < 1e9 {
-                group.addTask {
-                    // Cancelled, and so freed at once, when the answer comes first (what it returns then is not
-                    // read); the caller's cancellation ends the wait as cancelled.
-                    do {
-                        try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
-                    } catch {
-                        return .some(.cancelled)
-                    }
-                    return .some(Self.timedOut(action, after: seconds))
-                }
-            }
-            let watch = inbox.whenEnded { answer.give(.some(nil)) }
-            start(box, answer)
-            let first = await group.next() ?? nil
-            answer.give(nil)  // frees the waiting child if the timer came first
-            group.cancelAll()
-            inbox.stopWatching(watch)
-            return first
+        let box = box
+        let outcome = await inbox.race(within: sendTimeout) { done in
+            box.task.send(frame) { error in done(error.map { _ in MessageInbox.closed }) }
         }
         switch outcome {
-        case nil:
-            return nil
-        case .some(nil):
-            return inbox.lostError
-        case .some(let error?):
-            guard endsConnection, case .transport(.timedOut, _) = error else { return error }
-            inbox.finish(code: nil, reason: "", error: error)
+        case .answered(nil):
+            return
+        case .answered, .ended:
+            throw inbox.lostError
+        case .timedOut:
+            inbox.finish(code: nil, reason: "", error: Self.timedOut("send", after: sendTimeout))
             box.task.cancel()
-            return inbox.lostError
+            throw inbox.lostError
+        case .cancelled:
+            throw .cancelled
         }
     }
 
@@ -244,7 +207,7 @@ final class URLSessionWebSocket: WebSocketChannel {
     private static func timedOut(_ action: String, after seconds: TimeInterval) -> NetworkError {
         let description =
             action == "send"
-            ? "the connection took no message for \(seconds) s: it is closed and the message was not sent"
+            ? "the connection took no message for \(seconds) s"
             : "no pong within \(seconds) s"
         return .transport(.timedOut, underlyingError: URLError(.timedOut, description: description))
     }
@@ -257,10 +220,16 @@ final class URLSessionWebSocket: WebSocketChannel {
     /// connection open (whether a silent peer is dead is the caller's call, or the keep-alive's).
     func ping(timeout: TimeInterval?) async throws(NetworkError) {
         if inbox.hasEnded { throw inbox.lostError }
-        let failure = await answered(within: timeout, doing: "ping", endsConnection: false) { box, answer in
-            box.task.sendPing { error in answer.give(error.map { _ in nil }) }
+        let box = box
+        let outcome = await inbox.race(within: timeout) { done in
+            box.task.sendPing { error in done(error.map { _ in MessageInbox.closed }) }
         }
-        if let failure { throw failure }
+        switch outcome {
+        case .answered(nil): return
+        case .answered, .ended: throw inbox.lostError
+        case .timedOut: throw Self.timedOut("ping", after: timeout ?? 0)
+        case .cancelled: throw .cancelled
+        }
     }
 
     func close(code: UInt16, reason: String) async {

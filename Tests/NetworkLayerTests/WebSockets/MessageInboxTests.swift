@@ -82,4 +82,46 @@ struct MessageInboxTests {
         #expect(inbox.whenEnded { runs.withLock { $0.append("late") } } == nil)
         #expect(runs.withLock { $0 } == ["kept", "late"])
     }
+
+    @Test("A race ends with the operation's answer, the connection's end, the bound or the caller's cancellation")
+    func race() async throws {
+        let inbox = MessageInbox()
+        guard case .answered(nil) = await inbox.race(within: 30, { done in done(nil) }) else {
+            Issue.record("an operation that answered at once")
+            return
+        }
+        guard case .answered(let error?) = await inbox.race(within: nil, { done in done(MessageInbox.closed) }),
+            case .transport(.connectionLost, _) = error
+        else {
+            Issue.record("an operation that failed")
+            return
+        }
+        guard case .timedOut = await inbox.race(within: 0.05, { _ in }) else {
+            Issue.record("an operation that never answers, past its bound")
+            return
+        }
+        // Nobody answers and there is no bound (an infinite one adds no timer): the caller's cancellation ends it.
+        let waiting = Task { await inbox.race(within: .infinity) { _ in } }
+        try await waitUntil { inbox.waiting.end == 1 }
+        waiting.cancel()
+        guard case .cancelled = await waiting.value else {
+            Issue.record("a cancelled wait")
+            return
+        }
+        #expect(inbox.waiting.end == 0, "the race stops watching the end")
+        // The end answers a wait under way, and any wait after it at once, whatever the operation does later.
+        let late = Locked<(@Sendable (NetworkError?) -> Void)?>(nil)
+        let ending = Task { await inbox.race(within: nil) { done in late.withLock { $0 = done } } }
+        try await waitUntil { inbox.waiting.end == 1 }
+        inbox.finish(code: nil, reason: "", error: .connectionLost("gone"))
+        guard case .ended = await ending.value else {
+            Issue.record("a wait the end should answer")
+            return
+        }
+        late.withLock { $0 }?(nil)
+        guard case .ended = await inbox.race(within: nil, { _ in }) else {
+            Issue.record("a wait after the end")
+            return
+        }
+    }
 }
