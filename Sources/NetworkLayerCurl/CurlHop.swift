@@ -17,6 +17,9 @@ import NetworkLayerSupport
             case upload(NetworkError)
             /// The kept-alive connection libcurl chose had bytes waiting before the request was sent.
             case uncleanConnection
+            /// libcurl was about to send the request again on its own (its kept-alive connection closed before any
+            /// byte of an answer), and the request may not go again: the server may have acted on it.
+            case notSentAgain
         }
 
         /// The phases of a hop, in the order they come.
@@ -85,6 +88,9 @@ import NetworkLayerSupport
         private(set) var isPlainGET = false
         /// How many times libcurl has sent the hop's request (its pre-request callback's calls).
         private(set) var requestsSent = 0
+        /// Whether libcurl may send the hop's request again on its own: an idempotent method or an
+        /// `Idempotency-Key` (``RetryOption/allowsSendingAgain(method:idempotencyKey:)``, the one rule).
+        private(set) var maySendAgain = true
         /// Whether the hop goes out on a connection of its own, because the one libcurl reused for its last attempt
         /// was unclean (a transfer aborted by a callback never leaves its connection for reuse).
         private(set) var opensFreshConnection = false
@@ -99,10 +105,11 @@ import NetworkLayerSupport
 
         /// A hop starts (the first, a redirect, or the same hop again): `isPlainGET` as the request's shape says, never
         /// on a fresh connection.
-        mutating func start(plainGET: Bool) {
+        mutating func start(plainGET: Bool, maySendAgain: Bool) {
             phase = .sending
             isPlainGET = plainGET && !opensFreshConnection
             requestsSent = 0
+            self.maySendAgain = maySendAgain
         }
 
         /// The loop's host queue holds the hop until a connection to its host is free.
@@ -121,9 +128,16 @@ import NetworkLayerSupport
             return false
         }
 
-        /// libcurl sends the request (once more, if it retries on a fresh connection of its own).
-        mutating func sendRequest() {
+        /// libcurl is about to send the request (once more, when it retries on a fresh connection of its own, which
+        /// it does only after a reused connection closed before any byte of an answer): whether it may. A request
+        /// that may not go again is aborted then (``Abort/notSentAgain``), so it reaches the server at most once.
+        mutating func sendRequest() -> Bool {
             requestsSent += 1
+            guard requestsSent == 1 || maySendAgain else {
+                abort(.notSentAgain)
+                return false
+            }
+            return true
         }
 
         /// A callback ends the transfer.

@@ -135,7 +135,8 @@ import NetworkLayerSupport
             // the options again took about 2.5% of the CPU.
             hop.start(
                 plainGET: method == "GET" && (request.httpBody?.isEmpty ?? true) && submission.upload == nil
-                    && submission.stream == nil)
+                    && submission.stream == nil,
+                maySendAgain: RetryOption.idempotentMethodsOnly.allowsSendingAgain(request))
             if hop.isPlainGET && easy.holdsPlainGETOptions {
                 easy.clearError()
             } else {
@@ -458,7 +459,7 @@ import NetworkLayerSupport
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
         /// bytes waiting that could be taken for the response.
         func checkConnection(_ endpoints: CurlConnections.Endpoints) -> Int32 {
-            hop.sendRequest()
+            guard hop.sendRequest() else { return 1 }  // CURL_PREREQFUNC_ABORT: at most once
             var connects = 0
             _ = nl_curl_easy_getinfo_long(easy.pointer, Int32(NLCURLINFO_NUM_CONNECTS), &connects)
             if connects > 0 {
@@ -529,6 +530,8 @@ import NetworkLayerSupport
                 .cancelled
             case .upload(let error):
                 error
+            case .notSentAgain:
+                .notSentAgain(method: chain.current.httpMethod ?? "GET", url: chain.current.url)
             case .uncleanConnection:
                 // Never reached: such a hop is sent again instead.
                 .transport(.other, underlyingError: URLError(.unknown, description: "unclean connection"))

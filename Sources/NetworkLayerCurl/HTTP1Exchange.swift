@@ -12,8 +12,9 @@ import NetworkLayerSupport
 ///
 /// The decisions are libcurl's where the package relies on them, and the package's where it is stricter:
 /// - a reused connection that closes or fails before any byte of the response came is no answer: the request goes
-///   again, once, on a fresh connection (the server closed the idle connection as the request went out), whatever
-///   its method, as libcurl does: its body is in memory;
+///   again, once, on a fresh connection (the server closed the idle connection as the request went out), if no
+///   byte of it left or it may go again (an idempotent method or an `Idempotency-Key`); otherwise the server may
+///   have acted on it, and the exchange fails with ``Failure/notSentAgain`` (at most once, as on every path);
 /// - a `gzip` or `deflate` body is decoded as it arrives (``HTTP1ContentDecoder``), and a body past the size limit,
 ///   announced or counted after decoding, ends the exchange (``ResponseSizeLimit``);
 /// - the connection carries the next request only if the response ended by its framing and said so
@@ -42,6 +43,9 @@ struct HTTP1Exchange {
         case connectionLost(inHead: Bool)
         /// The connection ended without any byte of a response.
         case noResponse
+        /// A reused connection ended without any byte of a response after bytes of a request that may not go again
+        /// on its own left: the server may have acted on it.
+        case notSentAgain(method: String)
         /// Writing the request failed with this `errno`.
         case writeFailed(Int32)
         /// Reading the response failed with this `errno` (the peer reset the connection).
@@ -54,6 +58,10 @@ struct HTTP1Exchange {
     let request: [UInt8]
     /// Whether the request asked to close the connection after its response.
     private let requestClosesConnection: Bool
+    /// Whether the request may go again after bytes of it left (``HTTP1RequestHead/maySendAgain``).
+    private let maySendAgain: Bool
+    /// The request's method, for the error that names it.
+    private let method: String
     /// Whether the exchange runs on a connection that carried an earlier one.
     let onReusedConnection: Bool
     private let maximumResponseSize: Int
@@ -69,6 +77,8 @@ struct HTTP1Exchange {
     init(head: HTTP1RequestHead, body: Data, onReusedConnection: Bool, maximumResponseSize: Int, headLimit: Int) {
         request = head.bytes + body
         requestClosesConnection = head.closesConnection
+        maySendAgain = head.maySendAgain
+        method = head.method
         self.onReusedConnection = onReusedConnection
         self.maximumResponseSize = maximumResponseSize
         parser = HTTP1ResponseParser(headLimit: headLimit, requestWasHEAD: head.method == "HEAD")
@@ -128,7 +138,7 @@ struct HTTP1Exchange {
     /// The connection closed: the peer's end, or a read that failed with `readError` (a reset); how the exchange
     /// ends. A failed read ends even a response framed by the close as lost: its end cannot be told.
     mutating func closed(readError: Int32? = nil) -> Outcome {
-        if onReusedConnection && !parser.receivedAnything { return .retryOnFreshConnection }
+        if onReusedConnection && !parser.receivedAnything { return retryOrNotSentAgain() }
         if let readError { return .failed(.readFailed(readError)) }
         do throws(HTTP1ResponseParser.Violation) {
             try parser.closed()
@@ -172,7 +182,13 @@ struct HTTP1Exchange {
     /// response has begun, which the reads go on with.
     mutating func writeFailed(errno code: Int32) -> Outcome? {
         if parser.receivedAnything { return nil }
-        return onReusedConnection ? .retryOnFreshConnection : .failed(.writeFailed(code))
+        return onReusedConnection ? retryOrNotSentAgain() : .failed(.writeFailed(code))
+    }
+
+    /// A reused connection ended before any byte of the response: the request goes again on a fresh connection if
+    /// no byte of it left or it may go again; otherwise the exchange fails, the server having maybe acted on it.
+    private func retryOrNotSentAgain() -> Outcome {
+        written == 0 || maySendAgain ? .retryOnFreshConnection : .failed(.notSentAgain(method: method))
     }
 }
 
@@ -198,6 +214,8 @@ extension HTTP1Exchange.Failure {
             NetworkError(
                 transportError: URLError(
                     .zeroByteResource, description: "the server closed the connection without a response", url: url))
+        case .notSentAgain(let method):
+            NetworkError.notSentAgain(method: method, url: url)
         case .writeFailed(let code):
             NetworkError(
                 transportError: URLError(

@@ -21,6 +21,10 @@ struct HTTP1RequestHead {
     /// Whether the request asks to close the connection after its response (`Connection: close`), so that no
     /// other request may follow it there (RFC 9112 section 9.6).
     let closesConnection: Bool
+    /// Whether the request may go again on its own when a kept-alive connection closes under it after bytes of it
+    /// left: an idempotent method or an `Idempotency-Key` (``RetryOption/allowsSendingAgain(method:idempotencyKey:)``,
+    /// the one rule).
+    let maySendAgain: Bool
 
     /// The head for `request` (whose method, fields and URL `RequestRules` checked), sent with `method` (a redirect's
     /// may differ from the request's) and `bodyLength` bytes of body; `acceptEncoding` is what the engine decodes.
@@ -33,6 +37,9 @@ struct HTTP1RequestHead {
         closesConnection = fields.contains { name, value in
             HeaderFields.sameName(name, "Connection") && HTTP1ResponseParser.list(value, contains: "close")
         }
+        maySendAgain = RetryOption.idempotentMethodsOnly.allowsSendingAgain(
+            method: method,
+            idempotencyKey: fields.first { HeaderFields.sameName($0.key, RetryOption.idempotencyKeyField) }?.value)
         if !has("Host") { head += "Host: \(target.port == 80 ? target.host : target.authority)\r\n" }
         for (name, value) in fields
         where !HeaderFields.sameName(name, "Content-Length") && !HeaderFields.sameName(name, "Transfer-Encoding") {

@@ -1,4 +1,5 @@
 public import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
@@ -93,6 +94,20 @@ extension NetworkError {
         ]
         if let url = request.url { info[NSURLErrorFailingURLErrorKey] = url }
         return .transport(.timedOut, underlyingError: URLError(.timedOut, userInfo: info))
+    }
+
+    /// The error of a `method` request to `url` whose kept-alive connection closed before any byte of an answer,
+    /// when the request may not go again on its own (``RetryOption/allowsSendingAgain(method:idempotencyKey:)``): the
+    /// server may have acted on it, so the caller decides. Every transport of the package says it in these words
+    /// (``TransportFailure/badResponse``, ``Transience/noResponse``).
+    @_spi(TransportKit) public static func notSentAgain(method: String, url: URL?) -> NetworkError {
+        .transport(
+            .badResponse,
+            underlyingError: URLError(
+                .zeroByteResource,
+                description:
+                    "the server closed the connection without a response: it may have acted on the \(method), which was not sent again (an idempotent method or an Idempotency-Key lets a transport send it again)",
+                url: url))
     }
 
     /// Wraps whatever a transport threw, mapping cancellation to ``cancelled`` and `URLError`s by category.

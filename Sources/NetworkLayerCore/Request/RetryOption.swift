@@ -33,21 +33,19 @@ public enum RetryOption: Sendable, Hashable {
     /// print(RetryOption.idempotentMethodsOnly.allowsSendingAgain(order))  // true
     /// ```
     public func allowsSendingAgain(_ request: URLRequest) -> Bool {
+        allowsSendingAgain(
+            method: request.httpMethod, idempotencyKey: request.value(forHTTPHeaderField: Self.idempotencyKeyField))
+    }
+
+    /// Whether a request with this method and this `Idempotency-Key` (`nil` for none) may be sent again under this
+    /// option; see ``allowsSendingAgain(_:)``. A transport that would send a request again on its own (a kept-alive
+    /// connection that closed under it) asks ``idempotentMethodsOnly`` this.
+    public func allowsSendingAgain(method: String?, idempotencyKey: String? = nil) -> Bool {
         switch self {
         case .never: false
         case .always: true
         case .idempotentMethodsOnly:
-            allowsSendingAgain(method: request.httpMethod)
-                || request.value(forHTTPHeaderField: Self.idempotencyKeyField)?.isEmpty == false
-        }
-    }
-
-    /// Whether a request with this method, and no `Idempotency-Key`, may be sent again under this option.
-    public func allowsSendingAgain(method: String?) -> Bool {
-        switch self {
-        case .never: false
-        case .always: true
-        case .idempotentMethodsOnly: Self.idempotentMethods.contains(method?.uppercased() ?? "GET")
+            Self.idempotentMethods.contains(method?.uppercased() ?? "GET") || idempotencyKey?.isEmpty == false
         }
     }
 }

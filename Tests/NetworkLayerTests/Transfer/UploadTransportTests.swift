@@ -148,7 +148,7 @@ extension LoopbackIntegration {
         }
 
         @Test(arguments: TransportKind.all, ReplayableKind.allCases)
-        func aReplayableBodySentOnAConnectionThatDiedIsSentAgainWhole(
+        func aReplayablePutSentOnAConnectionThatDiedIsSentAgainWhole(
             _ kind: TransportKind, body: ReplayableKind
         ) async throws {
             let server = try Self.closingSecondServer()
@@ -170,7 +170,8 @@ extension LoopbackIntegration {
                 }
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
             let attempt = { () async throws -> Void in
-                let echo: Echo = try await network.upload(UploadRoute(server, "again"), from: upload)
+                // A PUT may go again on its own: it is idempotent.
+                let echo: Echo = try await network.upload(UploadRoute(server, "again", method: .put), from: upload)
                 #expect(echo.length == sent.count)
                 #expect(server.requests.count == 3)
                 #expect(server.requests.dropFirst().map(\.body) == [sent, sent])
@@ -185,6 +186,35 @@ extension LoopbackIntegration {
                 }
             #endif
             try await attempt()
+        }
+
+        @Test(arguments: [TransportKind.curl, .curlOverLibcurl], ReplayableKind.allCases)
+        func aReplayablePostSentOnAConnectionThatDiedIsNotSentAgain(
+            _ kind: TransportKind, body: ReplayableKind
+        ) async throws {
+            let server = try Self.closingSecondServer()
+            defer { server.stop() }
+            let network = try kind.network()
+            let small = Data(Self.bytes.prefix(200_000))
+            let file = try Self.temporaryFile(small)
+            defer { try? FileManager.default.removeItem(at: file) }
+            var form = MultipartForm(boundary: "test-boundary")
+            try form.append(contentsOf: file, name: "clip")
+            let upload: UploadBody =
+                switch body {
+                case .data: .data(small)
+                case .file: .file(file)
+                case .multipart: .multipart(form)
+                }
+            try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
+            do {
+                let _: Echo = try await network.upload(UploadRoute(server, "again"), from: upload)
+                Issue.record("a POST whose connection died without an answer succeeded")
+            } catch {
+                #expect(error.transience == .noResponse)
+                #expect(error.description.contains("may have acted on the POST"), "\(error)")
+            }
+            #expect(server.requests.count == 2, "the POST reached the server once")
         }
 
         @Test(arguments: TransportKind.all)

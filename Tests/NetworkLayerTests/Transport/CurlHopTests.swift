@@ -35,8 +35,8 @@
 
         static func plainGET() -> CurlHop {
             var hop = CurlHop(maximumResponseSize: cap)
-            hop.start(plainGET: true)
-            hop.sendRequest()
+            hop.start(plainGET: true, maySendAgain: true)
+            _ = hop.sendRequest()
             return hop
         }
 
@@ -84,8 +84,8 @@
 
         @Test func onlyAPlainGETIsAnsweredEarlyOrKeepsItsOptions() {
             var hop = CurlHop(maximumResponseSize: Self.cap)
-            hop.start(plainGET: false)
-            hop.sendRequest()
+            hop.start(plainGET: false, maySendAgain: true)
+            _ = hop.sendRequest()
             _ = hop.headCompleted(Self.ok(), streamed: false, answersEarly: true)
             let answered = hop.bodyCollected(count: 120)
             let (_, keepsOptions) = hop.finish(.ok, statusArrived: true, headIsComplete: true)
@@ -94,10 +94,31 @@
 
         @Test func aRequestLibcurlSentTwiceLeavesItsHandleToBeReset() {
             var hop = Self.plainGET()
-            hop.sendRequest()
+            _ = hop.sendRequest()
             _ = hop.headCompleted(Self.ok(), streamed: false, answersEarly: false)
             let (end, keepsOptions) = hop.finish(.ok, statusArrived: true, headIsComplete: true)
             #expect(Self.kind(end) == "response" && !keepsOptions)
+        }
+
+        @Test("A request that may not go again is aborted when libcurl is about to send it a second time")
+        func libcurlSendsARequestAtMostOnceUnlessItMayGoAgain() {
+            var post = CurlHop(maximumResponseSize: Self.cap)
+            post.start(plainGET: false, maySendAgain: false)
+            let first = post.sendRequest()
+            let second = post.sendRequest()
+            #expect(first, "the first send goes")
+            #expect(!second, "libcurl's own second send does not")
+            // CURLE_ABORTED_BY_CALLBACK (42): what libcurl reports for the abort.
+            let (end, _) = post.finish(CurlCode(rawValue: 42), statusArrived: false, headIsComplete: false)
+            #expect(Self.kind(end) == "aborted notSentAgain")
+            // The next hop (a redirect, which the policy decides) starts its count again.
+            post.start(plainGET: false, maySendAgain: false)
+            let redirected = post.sendRequest()
+            #expect(redirected)
+            var get = CurlHop(maximumResponseSize: Self.cap)
+            get.start(plainGET: true, maySendAgain: true)
+            let sends = (get.sendRequest(), get.sendRequest())
+            #expect(sends.0 && sends.1, "an idempotent request may go again")
         }
 
         @Test func aBodyAnnouncedOverTheCapIsRefusedUnlessTheRequestWasAHEAD() {
@@ -107,7 +128,7 @@
             let (end, _) = hop.finish(.writeError, statusArrived: true, headIsComplete: true)
             #expect(Self.kind(end) == "aborted tooLarge(announced: Optional(5000))")
             var head = CurlHop(maximumResponseSize: Self.cap)
-            head.start(plainGET: false)
+            head.start(plainGET: false, maySendAgain: true)
             var announced = Self.ok(length: 5_000)
             announced.answersHEAD = true
             #expect(head.headCompleted(announced, streamed: false, answersEarly: true) == .receiveBody)
@@ -119,9 +140,9 @@
             let (end, keepsOptions) = hop.finish(CurlCode(rawValue: 42), statusArrived: false, headIsComplete: false)
             #expect(Self.kind(end) == "retry" && !keepsOptions)
             #expect(hop.opensFreshConnection)
-            hop.start(plainGET: true)
+            hop.start(plainGET: true, maySendAgain: true)
             #expect(!hop.isPlainGET, "a hop on a fresh connection of its own is set up in full")
-            hop.sendRequest()
+            _ = hop.sendRequest()
             _ = hop.headCompleted(Self.ok(), streamed: false, answersEarly: true)
             let answered = hop.bodyCollected(count: 120)
             #expect(!answered)
@@ -132,7 +153,7 @@
 
         @Test func aStreamedCallerGetsTheHeadUnlessItIsARedirectToFollow() {
             var redirected = CurlHop(maximumResponseSize: Self.cap)
-            redirected.start(plainGET: false)
+            redirected.start(plainGET: false, maySendAgain: true)
             let redirect = CurlHop.CompleteHead(
                 statusCode: 307, announcedLength: nil, isContentEncoded: false, answersHEAD: false,
                 isFollowedRedirect: true)
@@ -140,7 +161,7 @@
             #expect(!redirected.hasDeliveredHead)
 
             var hop = CurlHop(maximumResponseSize: Self.cap)
-            hop.start(plainGET: false)
+            hop.start(plainGET: false, maySendAgain: true)
             #expect(hop.headCompleted(Self.ok(length: 5_000), streamed: true, answersEarly: true) == .deliverHead)
             #expect(hop.hasDeliveredHead, "a streamed body is not held to the cap by its announced length")
             #expect(hop.headCompleted(Self.ok(), streamed: true, answersEarly: true) == .receiveBody)
@@ -149,7 +170,7 @@
         @Test func aStreamedBodyEndsWithWhatEndedIt() {
             func streaming() -> CurlHop {
                 var hop = CurlHop(maximumResponseSize: Self.cap)
-                hop.start(plainGET: false)
+                hop.start(plainGET: false, maySendAgain: true)
                 _ = hop.headCompleted(Self.ok(), streamed: true, answersEarly: false)
                 return hop
             }
@@ -183,7 +204,7 @@
 
         @Test func aHopWaitsInTheHostQueueUntilItLeavesIt() {
             var hop = CurlHop(maximumResponseSize: Self.cap)
-            hop.start(plainGET: true)
+            hop.start(plainGET: true, maySendAgain: true)
             #expect(!hop.isWaitingForConnection)
             hop.waitForConnection()
             #expect(hop.isWaitingForConnection)

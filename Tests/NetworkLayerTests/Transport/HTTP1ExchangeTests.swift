@@ -56,6 +56,30 @@
             #expect(freshReset.writeFailed(errno: 32) == .failed(.writeFailed(32)))
         }
 
+        @Test("A POST whose bytes left on a reused connection that ends before any byte is not sent again")
+        func aPostIsSentAtMostOnce() {
+            var post = exchange(method: "POST", body: "{}", reused: true)
+            post.wrote(1)
+            #expect(post.closed() == .failed(.notSentAgain(method: "POST")))
+            var reset = exchange(method: "PATCH", body: "{}", reused: true)
+            reset.wrote(reset.request.count)
+            #expect(reset.writeFailed(errno: 104) == .failed(.notSentAgain(method: "PATCH")))
+            #expect(reset.closed(readError: 104) == .failed(.notSentAgain(method: "PATCH")))
+            // No byte of it left: nothing reached the server, so it goes on a fresh connection.
+            var unsent = exchange(method: "POST", body: "{}", reused: true)
+            #expect(unsent.writeFailed(errno: 32) == .retryOnFreshConnection)
+            // An Idempotency-Key, or an idempotent method, lets it go again.
+            var keyed = exchange(method: "POST", body: "{}", reused: true, fields: ["Idempotency-Key": "order-7"])
+            keyed.wrote(keyed.request.count)
+            #expect(keyed.closed() == .retryOnFreshConnection)
+            var put = exchange(method: "PUT", body: "{}", reused: true)
+            put.wrote(put.request.count)
+            #expect(put.closed() == .retryOnFreshConnection)
+            let error = HTTP1Exchange.Failure.notSentAgain(method: "POST").error(url: nil, maximumResponseSize: 1)
+            #expect(error.transience == .noResponse)
+            #expect("\(error)".contains("it may have acted on the POST, which was not sent again"))
+        }
+
         @Test func aConnectionThatEndsInsideTheResponseLosesIt() {
             var inHead = exchange(reused: true)
             #expect(receive("HTTP/1.1 200 OK\r\nContent-", into: &inHead) == nil)
