@@ -33,8 +33,11 @@ public enum RetryOption: Sendable, Hashable {
     /// print(RetryOption.idempotentMethodsOnly.allowsSendingAgain(order))  // true
     /// ```
     public func allowsSendingAgain(_ request: URLRequest) -> Bool {
-        allowsSendingAgain(
-            method: request.httpMethod, idempotencyKey: request.value(forHTTPHeaderField: Self.idempotencyKeyField))
+        // The method first: a header lookup costs more than a send's other checks on Linux, and a GET needs none.
+        allowsSendingAgain(method: request.httpMethod)
+            || allowsSendingAgain(
+                method: request.httpMethod,
+                idempotencyKey: request.value(forHTTPHeaderField: Self.idempotencyKeyField))
     }
 
     /// Whether a request with this method and this `Idempotency-Key` (`nil` for none) may be sent again under this
