@@ -21,8 +21,6 @@ import NetworkLayerSupport
     package final class CurlWebSocket: WebSocketChannel, @unchecked Sendable {
         /// How many received messages may wait for the app before the connection stops reading.
         package static let bufferedMessageLimit = 16
-        /// The longest a send waits for the socket to take a byte, in seconds, by default.
-        package static let defaultSendTimeout = 60.0
         /// The longest wait for the server's close frame after the client's, in seconds, by default.
         package static let defaultCloseTimeout = 5.0
 
@@ -127,7 +125,7 @@ import NetworkLayerSupport
             maximumMessageSize: Int,
             timeout: Double,
             closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
-            sendTimeout: Double = CurlWebSocket.defaultSendTimeout,
+            sendTimeout: Double = WebSocketSettings.defaultSendTimeout,
             keepAlive: Double? = nil,
             rules: CurlTransferRules
         ) async throws(NetworkError) -> CurlWebSocket {
@@ -247,9 +245,9 @@ import NetworkLayerSupport
         /// yet), and a waiting one when the connection ends. A socket that takes no byte for the send timeout ends
         /// the connection as dead.
         ///
-        /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed, dropped or is closing
-        ///   (the message is not sent); `.transport(.timedOut)` when the socket took no byte for the send timeout;
-        ///   the error the connection failed with otherwise.
+        /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed, dropped, failed or is
+        ///   closing, or when it ends while the send waits (the message is not sent; the text says why, and a receive
+        ///   gets the end's own error, `.timedOut` for a send timeout).
         package func send(_ message: WebSocketMessage) async throws(NetworkError) {
             // Without a frame waiting, the frame is written now, on the caller's thread (a short step on the queue,
             // never a wait for the socket): a send costs no hop to another thread and back. What the socket does not
@@ -541,7 +539,8 @@ import NetworkLayerSupport
         /// ping, and every send waiting behind it is answered. One check at a time, scheduled again while the socket
         /// moves.
         private func checkForStall(after seconds: Double) {
-            guard !isCheckingForStall, seconds.isFinite, sendTimeout < 1e9 else { return }
+            // No check for no bound (infinite, or over 31 years).
+            guard !isCheckingForStall, sendTimeout < 1e9 else { return }
             isCheckingForStall = true
             queue.asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
                 guard let self else { return }

@@ -44,3 +44,28 @@ extension NetworkError {
         }
     }
 }
+
+extension NetworkError {
+    /// Whether this failure of a transport shows that no byte of the request left the machine: a transport that
+    /// cannot send it (a WebSocket it cannot open), a host that does not resolve, a refused connection, a TLS
+    /// handshake that failed. A scope fixed by the first request it goes to is fixed only by a request that may have
+    /// arrived.
+    ///
+    /// Anything else may have let bytes out, and so proves nothing: a request the transport refused (it may be a
+    /// redirect's hop), "offline" (iOS may say so of a request under way), a drop, a timeout; and a failure on the way
+    /// to another origin than `url`'s (a redirect's hop, as the error's failing URL says), since the first hop went
+    /// out.
+    func provesNothingWasSent(to url: URL?) -> Bool {
+        guard case .transport(let failure, let underlying) = self else { return false }
+        if let failing = (underlying as? URLError)?.failingURL, let url,
+            RedirectChain.origin(of: failing) != RedirectChain.origin(of: url)
+        {
+            return false
+        }
+        switch failure {
+        case .other: return (underlying as? URLError)?.code == .unsupportedURL
+        case .hostNotFound, .cannotConnect, .insecureConnection: return true
+        default: return false
+        }
+    }
+}

@@ -31,32 +31,6 @@ public struct WithheldCredential: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(middleware) withheld \(field): \(reason)" }
 }
 
-/// What one send left behind in every attempt of it, shared by the copies of its ``RequestContext``: the credentials
-/// withheld, so that a middleware earlier in the chain (a logger) sees what a later one withheld; and whether any
-/// attempt may have reached a server, so that a middleware that asked (``AdaptedRequest/afterSending(_:)``) hears it
-/// even when a later attempt (a retry) failed before a byte left.
-final class SendRecord: Sendable {
-    private let state = Locked<(withheld: [WithheldCredential], mayHaveArrived: Bool)>(([], false))
-
-    /// Adds `credential`, once however many attempts withhold it.
-    func record(_ credential: WithheldCredential) {
-        state.withLock { state in
-            if !state.withheld.contains(credential) { state.withheld.append(credential) }
-        }
-    }
-
-    /// What was withheld, in the order it was first recorded.
-    var withheld: [WithheldCredential] { state.withLock { $0.withheld } }
-
-    /// Notes that an attempt reached the transport and may have reached its server.
-    func attemptMayHaveArrived() {
-        state.withLock { $0.mayHaveArrived = true }
-    }
-
-    /// Whether any attempt so far may have reached a server.
-    var mayHaveArrived: Bool { state.withLock { $0.mayHaveArrived } }
-}
-
 extension RequestContext {
     /// The credentials the middleware withheld from this send so far (``WithheldCredential``): what
     /// `LoggingMiddleware` writes after its line, and what ``NetworkError/withheldCredentials`` carries.
@@ -91,28 +65,5 @@ extension NetworkError {
         var fields = fields
         fields.withheldCredentials = head.withheldCredentials
         return .unacceptableStatus(head.statusCode, headers: fields, body: body)
-    }
-
-    /// Whether this failure of a transport shows that no byte of the request left the machine: a transport that
-    /// cannot send it (a WebSocket it cannot open), a host that does not resolve, a refused connection, a TLS
-    /// handshake that failed. A scope fixed by the first request it goes to is fixed only by a request that may have
-    /// arrived.
-    ///
-    /// Anything else may have let bytes out, and so proves nothing: a request the transport refused (it may be a
-    /// redirect's hop), "offline" (iOS may say so of a request under way), a drop, a timeout; and a failure on the way
-    /// to another origin than `url`'s (a redirect's hop, as the error's failing URL says), since the first hop went
-    /// out.
-    func provesNothingWasSent(to url: URL?) -> Bool {
-        guard case .transport(let failure, let underlying) = self else { return false }
-        if let failing = (underlying as? URLError)?.failingURL, let url,
-            RedirectChain.origin(of: failing) != RedirectChain.origin(of: url)
-        {
-            return false
-        }
-        switch failure {
-        case .other: return (underlying as? URLError)?.code == .unsupportedURL
-        case .hostNotFound, .cannotConnect, .insecureConnection: return true
-        default: return false
-        }
     }
 }

@@ -195,7 +195,8 @@ final class URLSessionWebSocket: WebSocketChannel {
         case .answered, .ended:
             throw inbox.lostError
         case .timedOut:
-            inbox.finish(code: nil, reason: "", error: Self.timedOut("send", after: sendTimeout))
+            inbox.finish(
+                code: nil, reason: "", error: Self.timedOut("the connection took no message for \(sendTimeout) s"))
             box.task.cancel()
             throw inbox.lostError
         case .cancelled:
@@ -203,13 +204,9 @@ final class URLSessionWebSocket: WebSocketChannel {
         }
     }
 
-    /// The error of a send or ping that waited `seconds` in vain.
-    private static func timedOut(_ action: String, after seconds: TimeInterval) -> NetworkError {
-        let description =
-            action == "send"
-            ? "the connection took no message for \(seconds) s"
-            : "no pong within \(seconds) s"
-        return .transport(.timedOut, underlyingError: URLError(.timedOut, description: description))
+    /// The error of a wait that ran out of time, saying what did not come.
+    private static func timedOut(_ description: String) -> NetworkError {
+        .transport(.timedOut, underlyingError: URLError(.timedOut, description: description))
     }
 
     func receive() async throws(NetworkError) -> WebSocketMessage? {
@@ -227,7 +224,7 @@ final class URLSessionWebSocket: WebSocketChannel {
         switch outcome {
         case .answered(nil): return
         case .answered, .ended: throw inbox.lostError
-        case .timedOut: throw Self.timedOut("ping", after: timeout ?? 0)
+        case .timedOut: throw Self.timedOut("no pong within \(timeout ?? 0) s")
         case .cancelled: throw .cancelled
         }
     }

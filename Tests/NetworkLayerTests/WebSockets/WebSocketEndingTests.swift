@@ -22,19 +22,18 @@
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: @escaping @Sendable () async throws -> Value
     ) async -> Result<Value, any Error>? {
-        let outcome = Locked<Result<Value, any Error>?>(nil)
+        // Whichever comes first: the task's outcome, or the one-sided bound.
+        let first = OnceAnswer<Result<Value, any Error>?>()
         let task = Task {
-            let result: Result<Value, any Error>
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            outcome.withLock { $0 = result }
+            do { first.give(.success(try await body())) } catch { first.give(.failure(error)) }
         }
-        for _ in 0..<Int(seconds * 100) {
-            if let done = outcome.withLock({ $0 }) { return done }
-            try? await Task.sleep(nanoseconds: 10_000_000)
+        first.give(nil, after: seconds)
+        guard let outcome = await withCheckedContinuation({ first.set($0) }) else {
+            task.cancel()
+            Issue.record("no answer within \(seconds) s", sourceLocation: sourceLocation)
+            return nil
         }
-        task.cancel()
-        Issue.record("no answer within \(seconds) s", sourceLocation: sourceLocation)
-        return nil
+        return outcome
     }
 
     /// Expects `outcome` to be the failure `NetworkError.transport(failure, _)`.
@@ -65,6 +64,32 @@
             rules: CurlTransferRules(
                 redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
                 trustedCertificates: nil, minimumTLSVersion: 0))
+    }
+
+    /// A transport that records the settings each WebSocket handshake is opened with, and opens none.
+    struct SettingsRecordingTransport: Transport {
+        let opened = Locked<[WebSocketSettings]>([])
+
+        func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            throw URLError(.unsupportedURL)
+        }
+
+        func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
+            opened.withLock { $0.append(settings) }
+            throw URLError(.cannotConnectToHost)
+        }
+    }
+
+    @Suite("A WebSocket's sends are bounded by the network's timeout unless the settings say otherwise")
+    struct SendTimeoutDefaultTests {
+        @Test func theNetworksTimeoutBoundsASendByDefault() async {
+            let transport = SettingsRecordingTransport()
+            let network = Network(transport: transport, timeout: 7)
+            let route = ReconnectingChatTests.ChatRoute(url: URL(string: "ws://127.0.0.1:9/chat")!)
+            _ = try? await network.webSocket(route)
+            _ = try? await network.webSocket(route, settings: WebSocketSettings(sendTimeout: 3))
+            #expect(transport.opened.withLock { $0.map(\.sendTimeout) } == [7, 3])
+        }
     }
 
     /// The end of a connection at every point relative to a send and a ping: each call returns, done or with the
