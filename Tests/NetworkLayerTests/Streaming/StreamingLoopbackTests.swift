@@ -291,7 +291,9 @@ extension LoopbackIntegration {
             // A transport of its own: on Linux, URLSessionTransport's session can stay busy with the endless line
             // just cancelled (FoundationNetworking's cancellation waits for its work queue; see the Linux notes),
             // and the event stream's first connection, which is not retried, would wait out the deadline behind it.
-            let eventNetwork = try kind.network()
+            // Each later step has a 20 s deadline, so three such waits stay well inside the suite's time limit (a
+            // loopback head arrives in milliseconds on either transport when nothing is stuck).
+            let eventNetwork = try kind.network(timeout: 20)
             let eventError = await #expect(throws: NetworkError.self) {
                 for try await _ in eventNetwork.events(StreamRoute(endlessEvent, "event")) {}
             }
@@ -306,7 +308,7 @@ extension LoopbackIntegration {
             var inflated = 0
             var started: ResponseBody?
             do {
-                started = try await kind.network().stream(StreamRoute(bomb, "bomb")).body
+                started = try await kind.network(timeout: 20).stream(StreamRoute(bomb, "bomb")).body
             } catch let error as NetworkError where kind == .urlSession && transportFailure(error) == .timedOut {
                 // On Linux, FoundationNetworking's work queue can stay busy past the deadline with the endless
                 // stream just cancelled, even for a new session (see the Linux notes); CurlTransport has no such wait.
@@ -335,7 +337,7 @@ extension LoopbackIntegration {
             defer { cut.stop() }
             // A network of its own, as for the event stream: the first one's session may still be busy with the
             // endless line.
-            let cutNetwork = try kind.network()
+            let cutNetwork = try kind.network(timeout: 20)
             let cutError = await #expect(throws: NetworkError.self) {
                 _ = try await cutNetwork.stream(StreamRoute(cut, "cut")).body.collect(upTo: 1000)
             }
