@@ -522,10 +522,7 @@ import NetworkLayerSupport
             case .tooLarge(let announced):
                 ResponseSizeLimit.exceeded(rules.maximumResponseSize, announced: announced)
             case .head(let violation):
-                .transport(
-                    .badResponse,
-                    underlyingError: URLError(
-                        .badServerResponse, description: violation.description, url: chain.current.url))
+                violation.error(url: chain.current.url)
             case .ended:
                 .cancelled
             case .upload(let error):

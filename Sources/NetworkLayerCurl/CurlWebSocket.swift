@@ -719,7 +719,7 @@ import NetworkLayerSupport
                 var buffer = [UInt8](repeating: 0, count: 16 * 1024)
                 while true {
                     if let end = Self.endOfHead(in: bytes) {
-                        let head = try Self.parseHead(bytes[0..<end], url: url)
+                        let head = try Self.parseHead(bytes[0..<end], limit: limit, url: url)
                         return (head.status, head.fields, Array(bytes[(end + 4)...]))
                     }
                     guard bytes.count <= limit else {
@@ -753,30 +753,31 @@ import NetworkLayerSupport
                 return nil
             }
 
-            static func parseHead(_ head: ArraySlice<UInt8>, url: URL) throws(NetworkError)
+            /// The handshake's answer up to its blank line, read by the rules every response of the transport is held
+            /// to (``HeaderBlock``), with the `101` it asked for as a final answer.
+            static func parseHead(_ head: ArraySlice<UInt8>, limit: Int, url: URL) throws(NetworkError)
                 -> (status: Int, fields: [(name: String, value: String)])
             {
-                let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
-                let statusParts = lines[0].split(separator: " ", maxSplits: 2)
-                guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]),
-                    (100...999).contains(status)
-                else {
+                var block = HeaderBlock(limit: limit, asksToSwitch: true)
+                do throws(HeaderBlock.Violation) {
+                    // The head ends before its last line's CR LF: each line is handed over with one, then the blank line.
+                    var lineStart = head.startIndex
+                    for index in head.indices where head[index] == 10 {
+                        try block.take(Array(head[lineStart...index]))
+                        lineStart = index + 1
+                    }
+                    try block.take(Array(head[lineStart...]) + [13, 10])
+                    try block.take([13, 10])
+                } catch {
+                    throw error.error(url: url)
+                }
+                guard let status = block.statusCode, block.isComplete, block.httpVersion.hasPrefix("HTTP/1.") else {
                     throw .transport(
                         .badResponse,
                         underlyingError: URLError(
-                            .badServerResponse, description: "the handshake's answer is not HTTP/1.1"))
+                            .badServerResponse, description: "the handshake's answer is not HTTP/1.1", url: url))
                 }
-                var fields: [(name: String, value: String)] = []
-                for line in lines.dropFirst() {
-                    guard let colon = line.firstIndex(of: ":") else {
-                        throw .transport(
-                            .badResponse,
-                            underlyingError: URLError(.badServerResponse, description: "a header line without a colon"))
-                    }
-                    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                    fields.append((String(line[..<colon]), value))
-                }
-                return (status, fields)
+                return (status, block.fields)
             }
 
             /// The wait in progress: its source, its caller, and its number (a timer of an earlier wait must not

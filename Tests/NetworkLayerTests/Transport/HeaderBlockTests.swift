@@ -76,6 +76,56 @@
             }
         }
 
+        @Test(arguments: [
+            ("X-A: a\u{0}b\r\n", HeaderBlock.Violation.controlCharacter(field: "X-A")),
+            ("X-A: a\rb\r\n", .controlCharacter(field: "X-A")),
+            ("X-A: a\u{7F}\r\n", .controlCharacter(field: "X-A")),
+            (": v\r\n", .malformedFieldName("")),
+            ("X A: v\r\n", .malformedFieldName("X A")),
+            ("X-A : v\r\n", .malformedFieldName("X-A ")),
+            (" folded: v\r\n", .malformedFieldName(" folded")),
+        ])
+        func aFieldThatIsNotAFieldIsRefused(line: String, violation: HeaderBlock.Violation) {
+            #expect(throws: violation) { try head("HTTP/1.1 200 OK\r\n", line) }
+        }
+
+        @Test func tabsAndBytesPastASCIIAreAValue() throws {
+            let parsed = try head("HTTP/1.1 200 OK\r\n", "X-A: a\tb é\r\n", "\r\n")
+            #expect(parsed.value(ofField: "X-A") == "a\tb é")
+        }
+
+        @Test(arguments: ["evil", "chunked, identity", "gzip, chunked", "chunked, chunked", ""])
+        func anyTransferCodingButOneChunkedIsRefused(codings: String) {
+            #expect(throws: HeaderBlock.Violation.unsupportedTransferCoding(codings)) {
+                try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding: \(codings)\r\n", "\r\n")
+            }
+        }
+
+        @Test func chunkedInAnyCaseIsTheFraming() throws {
+            #expect(try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding:  Chunked \r\n", "\r\n").isComplete)
+        }
+
+        @Test func theFieldCountIsCapped() {
+            var parsed = HeaderBlock(limit: 1 << 20)
+            #expect(throws: HeaderBlock.Violation.tooManyFields(limit: HeaderBlock.maximumFieldCount)) {
+                try feed(&parsed, "HTTP/1.1 200 OK\r\n")
+                for index in 0...HeaderBlock.maximumFieldCount { try feed(&parsed, "X-\(index): v\r\n") }
+            }
+            #expect(parsed.fields.count == HeaderBlock.maximumFieldCount)
+        }
+
+        @Test func aSwitchIsAnAnswerOnlyWhenItWasAskedFor() throws {
+            #expect(throws: HeaderBlock.Violation.unrequestedSwitch) {
+                try head("HTTP/1.1 101 Switching Protocols\r\n")
+            }
+            var asked = HeaderBlock(limit: 1024, asksToSwitch: true)
+            for line in ["HTTP/1.1 101 Switching Protocols\r\n", "Upgrade: websocket\r\n", "\r\n"] {
+                try feed(&asked, line)
+            }
+            #expect(asked.isComplete)
+            #expect(asked.statusCode == 101)
+        }
+
         @Test func everyLineCountsAgainstTheLimitTrailersIncluded() throws {
             var parsed = try head("HTTP/1.1 200 OK\r\n", "\r\n")
             let trailer = "X-Trailer: \(String(repeating: "t", count: 100))\r\n"

@@ -309,6 +309,63 @@ extension LoopbackIntegration {
                 #expect(String(describing: error).contains(reason), "\(name): \(String(describing: error))")
             }
 
+            /// Heads that one libcurl reads one way and another (or another client) another way: libcurl 7.88 takes
+            /// every one of them but `evil` and the NUL, 8.x refuses most; the transport refuses them all, whichever
+            /// libcurl the system has.
+            static let headsReadDifferently: [(name: String, head: String, reason: String)] = [
+                ("an unknown transfer coding", "Transfer-Encoding: evil\r\n", "transfer coding \"evil\""),
+                ("identity after chunked", "Transfer-Encoding: chunked, identity\r\n", "transfer coding"),
+                ("gzip before chunked", "Transfer-Encoding: gzip, chunked\r\n", "transfer coding"),
+                ("chunked twice", "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", "transfer coding"),
+                (
+                    // libcurl 7.83 and later refuse a NUL themselves, before the transport sees the line.
+                    "a NUL in a value", "X-A: a\u{0}b\r\nContent-Length: 2\r\n",
+                    "control character in the value of X-A|Nul byte in header"
+                ),
+                ("a CR in a value", "X-A: a\rb\r\nContent-Length: 2\r\n", "control character"),
+                ("a control byte in a value", "X-A: a\u{1}b\r\nContent-Length: 2\r\n", "control character"),
+                ("an empty field name", ": v\r\nContent-Length: 2\r\n", "is not a token"),
+                ("a space in a field name", "X A: v\r\nContent-Length: 2\r\n", "is not a token"),
+                (
+                    "more fields than any server sends",
+                    (0...5_000).map { "X-\($0): v\r\n" }.joined() + "Content-Length: 2\r\n",
+                    "more than 5000 header fields"
+                ),
+            ]
+
+            @Test(arguments: [TransportKind.curl, .curlOverLibcurl], headsReadDifferently)
+            func headsThatLibcurlVersionsReadDifferentlyAreABadResponse(
+                _ kind: TransportKind,
+                hostile: (name: String, head: String, reason: String)
+            ) async throws {
+                let server = try TestHTTPServer { _ in
+                    .raw(Data("HTTP/1.1 200 OK\r\n\(hostile.head)\r\n2\r\n{}\r\n0\r\n\r\n".utf8))
+                }
+                defer { server.stop() }
+                let error = await sendExpectingFailure(try kind.network(), TestRoute(server.baseURL.absoluteString))
+                #expect(transportFailure(error) == .badResponse, "\(hostile.name): \(String(describing: error))")
+                let description = String(describing: error)
+                #expect(
+                    hostile.reason.split(separator: "|").contains { description.contains($0) },
+                    "\(hostile.name): \(description)")
+            }
+
+            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            func aSwitchNobodyAskedForIsABadResponseAtOnce(_ kind: TransportKind) async throws {
+                let server = try TestHTTPServer { _ in
+                    .raw(
+                        Data(
+                            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: evil\r\nConnection: Upgrade\r\n\r\nhello".utf8
+                        ))
+                }
+                defer { server.stop() }
+                // Within the deadline: an unrequested 101 is an answer, not an interim response to wait past.
+                let error = await sendExpectingFailure(
+                    try kind.network(timeout: 30), TestRoute(server.baseURL.absoluteString))
+                #expect(transportFailure(error) == .badResponse, "\(String(describing: error))")
+                #expect(String(describing: error).contains("101 Switching Protocols"), "\(String(describing: error))")
+            }
+
             @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
             func theSameLengthTwiceIsAccepted(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in

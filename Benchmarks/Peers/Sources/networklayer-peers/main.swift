@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N] [--floor] [--shapes] [--profile SIDE [--requests N] [--tasks T]]
+//       [--warm-up-rounds N] [--floor] [--shapes] [--by-name] [--profile SIDE [--requests N] [--tasks T]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -32,6 +32,8 @@ import NetworkLayer
 // --shapes adds two sides whose two middleware set the app's two headers with the same code in two shapes: as
 // `ResponseHeadMiddleware` (each copies the request) and as `RequestAdaptingMiddleware` (one change for both): what
 // the shape costs, apart from what the built-ins' own code does (credential scopes, the refresh's bookkeeping).
+// --by-name adds the bare and app-path sides again, on a CurlTransport of their own, to the same server by the name
+// `localhost` (BASE then names it by a numeric address): what a host's spelling changes.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
 // it over TLS, HTTP/1.1 otherwise.
@@ -308,6 +310,22 @@ var sides: [Side] = []
         Side(name: "Curl full stack") {
             let _: Profile = try await full.send(SmallRoute(url: small))
         })
+    if arguments.contains("--by-name"), var byName = URLComponents(url: small, resolvingAgainstBaseURL: false) {
+        byName.host = "localhost"
+        let named = byName.url ?? small
+        let namedTransport = try CurlTransport(additionalTrustedCertificates: authority)
+        let namedBare = Network(transport: namedTransport)
+        let namedBareRoute = SmallRoute(url: named, headers: appHeaders)
+        sides.append(
+            Side(name: "Curl bare, localhost") {
+                let _: Profile = try await namedBare.send(namedBareRoute)
+            })
+        let namedApp = Network(transport: namedTransport, middleware: appPath())
+        sides.append(
+            Side(name: "Curl app, localhost") {
+                let _: Profile = try await namedApp.send(SmallRoute(url: named))
+            })
+    }
     if arguments.contains("--shapes") {
         let twoHeaders = [("X-API-Key", apiKey), ("Authorization", "Bearer \(token)")]
         let copying = Network(

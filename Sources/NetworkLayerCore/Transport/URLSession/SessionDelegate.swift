@@ -17,6 +17,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Certificate authorities (DER) trusted besides the system's, on Apple platforms.
     let trustedCertificates: [Data]
     private let canceller: TaskCanceller
+    /// Whether the delegate's session carries one send only and is invalidated when that send's last task completes
+    /// (``URLSessionTransport``'s session for a request that may not go out twice, on Linux).
+    let isOneOff: Bool
     private let tasks = Locked([Int: TaskContext]())
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
@@ -25,12 +28,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         redirectPolicy: RedirectPolicy,
         maximumResponseSize: Int,
         trustedCertificates: [Data],
-        canceller: TaskCanceller
+        canceller: TaskCanceller,
+        isOneOff: Bool = false
     ) {
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
         self.trustedCertificates = trustedCertificates
         self.canceller = canceller
+        self.isOneOff = isOneOff
+    }
+
+    /// The operation queue a session delivers this delegate's callbacks on: in order, one at a time, straight on
+    /// ``callbackQueue``. The operation queue holds that queue unowned on Linux; the delegate owns it, and the
+    /// session keeps the delegate until invalidated.
+    func queue() -> OperationQueue {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.underlyingQueue = callbackQueue
+        return queue
+    }
+
+    /// A delegate with the same rules, for a session that carries one send (see ``isOneOff``).
+    func oneOff() -> SessionDelegate {
+        SessionDelegate(
+            redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
+            trustedCertificates: trustedCertificates, canceller: canceller, isOneOff: true)
     }
 
     /// Starts tracking a task that has not been resumed yet.
@@ -241,12 +263,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard var context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        // A one-off session's send is over unless a redirect went on in a new task: nothing else runs in it then (a
+        // task made for a redirect after the send ended was never resumed, and is cancelled with the session). Tasks
+        // are made here, on the delegate's queue, or before this one resumed: none can follow the invalidation.
+        if !complete(task, in: session, error: error) && isOneOff { session.invalidateAndCancel() }
+    }
+
+    /// Ends a completed task's send, or follows its redirect in a new task of `session` (returns true).
+    private func complete(_ task: URLSessionTask, in session: URLSession, error: (any Error)?) -> Bool {
+        guard var context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return false }
         if context.headDelivered, let stream = context.stream {
-            guard let error else { return stream.finish() }
-            return stream.fail(
+            guard let error else {
+                stream.finish()
+                return false
+            }
+            stream.fail(
                 NetworkError(
                     transportError: TaskContext.classify(error, afterResponse: true, url: task.currentRequest?.url)))
+            return false
         }
         if context.response == nil { context.response = task.response }
         if error == nil, let response = context.response as? HTTPURLResponse {
@@ -254,17 +288,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             case .follow(let next):
                 return follow(next, in: session, context: context)
             case .fail(let failure):
-                return SendState.end(
-                    context.state, with: .failure(failure), workFinished: true, cancel: canceller.cancel)
+                SendState.end(context.state, with: .failure(failure), workFinished: true, cancel: canceller.cancel)
+                return false
             case .deliver:
                 break
             }
         }
         SendState.end(context.state, with: context.result(error: error), workFinished: true, cancel: canceller.cancel)
+        return false
     }
 
-    /// Sends the next request of a redirect chain as a new task, unless the send ended meanwhile.
-    private func follow(_ request: URLRequest, in session: URLSession, context: TaskContext) {
+    /// Sends the next request of a redirect chain as a new task, unless the send ended meanwhile; returns whether the
+    /// task runs.
+    private func follow(_ request: URLRequest, in session: URLSession, context: TaskContext) -> Bool {
         var context = context
         context.response = nil
         context.body = Data()
@@ -280,10 +316,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             task = session.dataTask(with: request)
         }
         tasks.withLock { $0[task.taskIdentifier] = context }
-        if context.state.withLock({ $0.run(task) }) {
-            task.resume()
-        } else {
+        guard context.state.withLock({ $0.run(task) }) else {
             unregister(task)
+            return false
         }
+        task.resume()
+        return true
     }
 }

@@ -42,7 +42,16 @@ struct TaskContext {
             return .failure(NetworkError.deadlineExceeded(after: deadline, for: request))
         }
         if let error {
-            return .failure(classify(error, afterResponse: response != nil, url: request.url))
+            let classified = classify(error, afterResponse: response != nil, url: request.url)
+            // No byte of an answer, and the request was not sent again (Linux: its connection was fresh; Apple's
+            // URLSession sends again only what may go twice): the server may have acted on it.
+            if response == nil, let code = (classified as? URLError)?.code,
+                code == .zeroByteResource || code == .networkConnectionLost,
+                !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
+            {
+                return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
+            }
+            return .failure(classified)
         }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((body, response))

@@ -119,12 +119,7 @@ public final class URLSessionTransport: Transport {
         let (configuration, credentials) = Self.separatingCredentials(from: configuration)
         self.configuredCredentials = credentials
         self.delegate = delegate
-        // Delegate callbacks run in order, one at a time, straight on a dispatch queue. The operation queue holds
-        // that queue unowned on Linux; the delegate owns it, and the session keeps the delegate until invalidated.
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.underlyingQueue = delegate.callbackQueue
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegate.queue())
     }
 
     /// Creates a transport over a session you own; the transport never invalidates it.
@@ -291,9 +286,10 @@ public final class URLSessionTransport: Transport {
             sent.setValue(value, forHTTPHeaderField: name)
         }
         let task: URLSessionTask
-        if let delegate {
-            task = upload?.makeTask(for: sent, in: session) ?? session.dataTask(with: sent)
-            delegate.register(
+        let chosen = sessionAndDelegate(for: sent)
+        if let chosen {
+            task = upload?.makeTask(for: sent, in: chosen.session) ?? chosen.session.dataTask(with: sent)
+            chosen.delegate.register(
                 task, request: sent, deadline: request.timeoutInterval, state: state, stream: stream, upload: upload)
         } else {
             let (original, canceller) = (request, canceller)
@@ -305,11 +301,32 @@ public final class URLSessionTransport: Transport {
             }
         }
         guard state.withLock({ $0.run(task) }) else {
-            // Ended before it began: nothing goes on the wire, and the never-resumed task is released unsent.
-            delegate?.unregister(task)
+            // Ended before it began: nothing goes on the wire, and the never-resumed task is released unsent (with
+            // the session made for it, if it had one).
+            chosen?.delegate.unregister(task)
+            if let chosen, chosen.delegate.isOneOff { chosen.session.invalidateAndCancel() }
             return
         }
         task.resume()
+    }
+
+    /// The session a request goes through, with its delegate: the transport's own; or on Linux, for a request that
+    /// may not go out twice (``RetryOption/allowsSendingAgain(_:)``), a session of its own for this one send.
+    ///
+    /// FoundationNetworking's libcurl sends a request again on its own, whatever its method, when the kept-alive
+    /// connection it reused closes before a byte of the answer (no option of FoundationNetworking turns that off); a
+    /// session's first connection is fresh, and a fresh connection is never sent on twice. The session costs its
+    /// creation and a new connection (and TLS handshake) for each such request; Apple's URLSession sends again
+    /// only idempotent requests itself, and needs none. `nil` for a session of yours (``init(session:)``).
+    private func sessionAndDelegate(for request: URLRequest) -> (session: URLSession, delegate: SessionDelegate)? {
+        guard let delegate else { return nil }
+        guard !URLSessionFlavor.isApples, !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) else {
+            return (session, delegate)
+        }
+        let oneOff = delegate.oneOff()
+        return (
+            URLSession(configuration: session.configuration, delegate: oneOff, delegateQueue: oneOff.queue()), oneOff
+        )
     }
 }
 
