@@ -26,11 +26,6 @@ let package = Package(
             name: "FuzzHeaderBlock",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
-        // CurlTransport's HTTP/1.1 responses: the head, interim heads, and the body's framing (length, chunked, close).
-        .executableTarget(
-            name: "FuzzHTTP1Response",
-            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
-        ),
         // WebSocket frames: the frame parser, message assembly and the connection's rules (with permessage-deflate).
         .executableTarget(
             name: "FuzzWebSocketFrames",

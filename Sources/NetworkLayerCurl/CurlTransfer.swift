@@ -21,9 +21,6 @@ import NetworkLayerSupport
         var upload: UploadBody? = nil
         /// Where a one-shot `.stream` upload's chunks arrive from the task that produces them.
         var uploadPipe: ChunkPipe? = nil
-        /// The redirect chain so far, for a send whose earlier hops the transport's own HTTP/1.1 engine took (its
-        /// `current` is the hop to send); `nil` for a send that starts here.
-        var chain: RedirectChain? = nil
     }
 
     /// The rules a transfer follows, fixed when the transport was made.
@@ -97,9 +94,8 @@ import NetworkLayerSupport
             self.authorities = authorities
             self.connections = connections
             self.multiplexingNews = multiplexingNews
-            self.chain =
-                submission.chain
-                ?? RedirectChain(original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
+            self.chain = RedirectChain(
+                original: submission.request, replaysBody: submission.upload?.isReplayable ?? true)
             self.head = HeaderBlock(limit: rules.maximumHeaderSize)
             self.hop = CurlHop(maximumResponseSize: rules.maximumResponseSize)
         }
@@ -185,11 +181,14 @@ import NetworkLayerSupport
             easy.setCallback(NLCURLOPT_WRITEFUNCTION, curlWriteBody)
             easy.setCallback(NLCURLOPT_HEADERFUNCTION, curlWriteHeader)
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
-            // libcurl older than 7.80.0 has no pre-request callback and refuses the option; its connections go
-            // unchecked.
-            _ = nl_curl_easy_setopt_prereq(easy.pointer, curlCheckConnection)
+            // libcurl older than 7.80.0 has no pre-request callback and refuses the option: its connections go
+            // unchecked, and nothing sees it send a request again, so a request that may not go twice goes on a
+            // fresh connection (libcurl sends again only after a reused one closed before any byte of an answer).
+            let seesEachSend = nl_curl_easy_setopt_prereq(easy.pointer, curlCheckConnection) == 0
             _ = nl_curl_easy_setopt_sockopt(easy.pointer, curlNoteSocket)
-            if hop.opensFreshConnection { easy.set(NLCURLOPT_FRESH_CONNECT, 1) }
+            if hop.opensFreshConnection || (!seesEachSend && !hop.maySendAgain) {
+                easy.set(NLCURLOPT_FRESH_CONNECT, 1)
+            }
             // Fewer, larger callbacks for a body read as it arrives (libcurl's default is 16 KiB).
             if submission.stream != nil { easy.set(NLCURLOPT_BUFFERSIZE, Self.streamBufferSize) }
             // Over TLS libcurl copies the request into its upload buffer (64 KiB by default), allocated for each

@@ -28,14 +28,8 @@ import NetworkLayerSupport
     /// ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over all threads; further
     /// sends to that host wait their turn in the transport, in the order they came.
     ///
-    /// Plain `http` to a numeric address (a sidecar on `127.0.0.1`, a service at `10.0.0.7`, `[::1]`) goes through
-    /// the transport's own HTTP/1.1 engine instead, on threads of its own (as many, with the same connections per
-    /// host, counted apart from libcurl's): a request with its body in memory, no user name or password in its URL
-    /// and no `Accept-Encoding` of its own, unless the environment names a proxy for `http` (read when the transport
-    /// is made). It keeps every guarantee below, and its connections are kept alive and checked the same way; a
-    /// redirect to a hop it does not take (a host name, `https`) goes on over libcurl as one chain.
-    ///
-    /// What it guarantees, enforced in its own libcurl callbacks and its engine:
+    /// What it guarantees, enforced in its own libcurl callbacks, the same whichever libcurl (7.68 or later) the system
+    /// has:
     /// - redirects follow ``RedirectPolicy`` (libcurl's own following stays off): credentials never cross origins,
     ///   `307`/`308` re-send the body, `303` becomes a `GET`, only `http` and `https`, never `https` to `http`;
     /// - a response body past ``maximumResponseSize``, counted after decoding, ends the transfer inside the write
@@ -51,8 +45,14 @@ import NetworkLayerSupport
     ///   OpenSSL only application data counts, so a session ticket keeps the connection in use);
     /// - no cookies are stored or sent; TLS peer and host verification are always on, TLS 1.2 at least
     ///   (``minimumTLSVersion``); a certificate or handshake failure says which check failed;
-    /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can (the engine asks
-    ///   for `gzip` and `deflate`, and decodes them with the system's zlib);
+    /// - a request goes out again on its own, when the kept-alive connection it was sent on closes before a byte of
+    ///   the answer, only if its method is idempotent or it carries an `Idempotency-Key`
+    ///   (``RetryOption/allowsSendingAgain(_:)``); otherwise the send fails with the error that says the server may
+    ///   have acted on it;
+    /// - a response head that libcurl versions read differently is ``NetworkError/TransportFailure/badResponse``: a
+    ///   transfer coding other than `chunked`, a field name that is not a token, a control byte in a value, more
+    ///   than 5,000 fields, a `101` nobody asked for;
+    /// - `gzip`, `deflate`, `br` and `zstd` bodies are decoded as far as the installed libcurl can;
     /// - a body with no `Content-Type` is sent as `application/json` or `application/octet-stream`, never as a form.
     ///
     /// Proxies come from the environment as libcurl reads it: `http_proxy` (lowercase only), `https_proxy`,
@@ -79,8 +79,6 @@ import NetworkLayerSupport
         public let minimumTLSVersion: TLSVersion
 
         private let loops: [CurlEventLoop]
-        /// The transport's own HTTP/1.1 engine, for plain `http` to numeric addresses (see ``HTTP1Engine``).
-        private let engine: HTTP1Engine?
         /// What every transfer and WebSocket of this transport is held to.
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
@@ -128,7 +126,7 @@ import NetworkLayerSupport
         ///     `maximumConnectionsPerHost` are started, and at least one.
         /// - Throws: ``Unavailable`` when libcurl cannot be loaded or is older than 7.68.0, or the trusted
         ///   certificates file cannot be read or holds no PEM certificate.
-        public convenience init(
+        public init(
             redirectPolicy: RedirectPolicy = .default,
             maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
             maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
@@ -136,25 +134,6 @@ import NetworkLayerSupport
             additionalTrustedCertificates: URL? = nil,
             minimumTLSVersion: TLSVersion = .tls12,
             threadCount: Int = CurlTransport.defaultThreadCount
-        ) throws(Unavailable) {
-            try self.init(
-                redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
-                maximumHeaderSize: maximumHeaderSize, maximumConnectionsPerHost: maximumConnectionsPerHost,
-                additionalTrustedCertificates: additionalTrustedCertificates, minimumTLSVersion: minimumTLSVersion,
-                threadCount: threadCount, ownEngine: true)
-        }
-
-        /// A transport as ``init(redirectPolicy:maximumResponseSize:maximumHeaderSize:maximumConnectionsPerHost:additionalTrustedCertificates:minimumTLSVersion:threadCount:)``
-        /// makes it, with its own HTTP/1.1 engine or (`ownEngine` false, for tests of libcurl's path) libcurl alone.
-        package init(
-            redirectPolicy: RedirectPolicy = .default,
-            maximumResponseSize: Int = CurlTransport.defaultMaximumResponseSize,
-            maximumHeaderSize: Int = CurlTransport.defaultMaximumHeaderSize,
-            maximumConnectionsPerHost: Int = CurlTransport.defaultMaximumConnectionsPerHost,
-            additionalTrustedCertificates: URL? = nil,
-            minimumTLSVersion: TLSVersion = .tls12,
-            threadCount: Int = CurlTransport.defaultThreadCount,
-            ownEngine: Bool
         ) throws(Unavailable) {
             try CurlLibrary.load()
             let trusted = try additionalTrustedCertificates.map { file throws(Unavailable) in
@@ -177,12 +156,6 @@ import NetworkLayerSupport
                 for connections in plan.connectionsPerHost {
                     loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
                 }
-                if ownEngine {
-                    engine = try HTTP1Engine(
-                        plan: plan, rules: rules, environment: ProcessInfo.processInfo.environment)
-                } else {
-                    engine = nil
-                }
             } catch {
                 // Each started loop's thread holds its loop: stop them, or they would run for ever.
                 for loop in loops { loop.shutDown() }
@@ -195,7 +168,6 @@ import NetworkLayerSupport
 
         deinit {
             for loop in loops { loop.shutDown() }
-            engine?.shutDown()
         }
 
         /// How many sends their callers started on a waiting loop, rather than its thread, for tests.
@@ -206,9 +178,6 @@ import NetworkLayerSupport
 
         /// How many sends were answered as their bodies completed, before libcurl finished them, for tests.
         package var sendsAnsweredEarly: Int { loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
-
-        /// How many requests (a redirect's hops each) went through the transport's own HTTP/1.1 engine, for tests.
-        package var requestsOnOwnEngine: Int { engine?.hops.load(ordering: .relaxed) ?? 0 }
 
         /// How many sends the loops count as running or yet to start, for tests.
         package var sendsOnLoops: Int { loops.reduce(0) { $0 + $1.load } }
@@ -356,22 +325,6 @@ import NetworkLayerSupport
                 return id
             }
             let loop = nextLoop()
-            if let engine, let endpoint = engine.endpoint(for: request) {
-                let engineLoop = engine.nextLoop()
-                // The send is on one of the two loops: the engine's, or libcurl's after a redirect.
-                let cancel: @Sendable (Int) -> Void = { id in
-                    engineLoop.cancel(id)
-                    loop.cancel(id)
-                }
-                return try await SendState<Int, CurlReply>.perform(
-                    request, within: request.timeoutInterval, in: deadlines, cancel: cancel
-                ) { state in
-                    guard state.withLock({ $0.run(id) }) else { return }
-                    engine.start(request, at: endpoint, on: engineLoop, id: id, state: state) { chain in
-                        loop.submit(CurlSubmission(id: id, request: request, state: state, chain: chain))
-                    }
-                }
-            }
             return try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
             ) { state in

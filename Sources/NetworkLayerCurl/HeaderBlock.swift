@@ -68,6 +68,8 @@ struct HeaderBlock {
     private(set) var isComplete = false
     private var contentLength: String?
     private var hasTransferEncoding = false
+    /// Whether no head is in progress: before the first status line, or after a head's blank line.
+    private var betweenHeads = true
 
     init(limit: Int, asksToSwitch: Bool = false) {
         self.limit = limit
@@ -79,17 +81,28 @@ struct HeaderBlock {
         bytes += line.count
         guard bytes <= limit else { throw .tooLarge(limit: limit) }
         let text = line.bindMemory(to: UInt8.self)
+        // The line's end: an LF, or a CR LF (a line of the handshake's answer has one added); any other CR is
+        // part of the line, and refused there.
         var end = text.count
-        while end > 0 && (text[end - 1] == 13 || text[end - 1] == 10) { end -= 1 }
+        if end > 0 && text[end - 1] == 10 { end -= 1 }
+        if end > 0 && text[end - 1] == 13 { end -= 1 }
         let content = UnsafeBufferPointer(rebasing: text[..<end])
-        if content.starts(with: Self.httpPrefix) {
+        if !betweenHeads {
+            if content.isEmpty {
+                betweenHeads = true
+                // A 101 gets here only when it was asked for: it is the last response on the connection.
+                isComplete = statusCode.map { !(100..<200).contains($0) || $0 == 101 } ?? false
+                if isComplete && hasTransferEncoding { try checkTransferCodings() }
+            } else {
+                try addField(content)
+            }
+        } else if content.starts(with: Self.httpPrefix) {
+            // The first head, the final one after interim ones, or (through a proxy) the origin's after the
+            // proxy's answer to CONNECT.
             try startResponse(content)
-        } else if content.isEmpty {
-            // A 101 gets here only when it was asked for: it is the last response on the connection.
-            isComplete = statusCode.map { !(100..<200).contains($0) || $0 == 101 } ?? false
-            if isComplete && hasTransferEncoding { try checkTransferCodings() }
-        } else if !isComplete {
-            try addField(content)
+        } else if !isComplete && !content.isEmpty {
+            // Where a status line belongs: before the first, or after an interim head.
+            throw .malformedLine
         }
         // Lines after a complete head are trailers: counted against the limit, not kept.
     }
@@ -107,10 +120,20 @@ struct HeaderBlock {
     private static let contentLengthName = Array("content-length".utf8)
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
-    /// A status line starts a new response: the final one, or one more 1xx. The status is three digits, 100 at least,
-    /// followed by a space or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines).
+    /// A status line starts a new response: the final one, or one more 1xx. The version is `HTTP/` and a digit, with
+    /// a dot and a digit or not (`HTTP/1.1`, `HTTP/2`); the status is three digits, 100 at least, followed by a space
+    /// or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines); the reason has no control
+    /// byte but a tab.
     private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedLine }
+        let version = line[Self.httpPrefix.count..<space]
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        guard
+            (version.count == 1 && isDigit(version[version.startIndex]))
+                || (version.count == 3 && isDigit(version[version.startIndex])
+                    && version[version.startIndex + 1] == UInt8(ascii: ".") && isDigit(version[version.startIndex + 2]))
+        else { throw .malformedLine }
+        guard !line[space...].contains(where: { ($0 < 0x20 && $0 != 9) || $0 == 0x7F }) else { throw .malformedLine }
         var status = 0
         var digits = 0
         var index = space + 1
@@ -124,6 +147,7 @@ struct HeaderBlock {
         }
         guard status != 101 || asksToSwitch else { throw .unrequestedSwitch }
         statusCode = status
+        betweenHeads = false
         httpVersion = String(decoding: UnsafeBufferPointer(rebasing: line[..<space]), as: UTF8.self)
         fields.removeAll(keepingCapacity: true)
         isComplete = false

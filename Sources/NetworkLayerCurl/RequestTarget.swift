@@ -3,8 +3,7 @@ import NetworkLayerSupport
 
 /// Where a request goes on the wire, as its URL spells it: the host (an IPv6 literal in brackets), the port if the URL
 /// names one, and the request target (the path and query with their percent-encoding kept, `/` for none, never the
-/// fragment). Both of the package's own writers of request heads use it: the WebSocket handshake and the HTTP/1.1
-/// engine.
+/// fragment), for the package's own writer of a request head: the WebSocket handshake.
 struct RequestTarget {
     /// The host, an IPv6 literal in brackets.
     let host: String

@@ -6,20 +6,17 @@ import Testing
 enum TransportKind: String, Sendable, CustomTestStringConvertible {
     case urlSession = "URLSessionTransport"
     case curl = "CurlTransport"
-    /// CurlTransport with libcurl alone, without its own HTTP/1.1 engine: the path of every request the engine does
-    /// not take (a host name, a proxy, TLS), which the loopback servers' numeric addresses would otherwise never run.
-    case curlOverLibcurl = "CurlTransport over libcurl"
 
     /// Every transport this platform has.
     static var all: [TransportKind] {
         #if os(Linux)
-            [.urlSession, .curl, .curlOverLibcurl]
+            [.urlSession, .curl]
         #else
             [.urlSession]
         #endif
     }
 
-    /// Whether the transport is a CurlTransport, with its engine or without.
+    /// Whether the transport is a CurlTransport.
     var isCurl: Bool { self != .urlSession }
 
     var testDescription: String { rawValue }
@@ -32,11 +29,9 @@ enum TransportKind: String, Sendable, CustomTestStringConvertible {
         switch self {
         case .urlSession:
             return URLSessionTransport(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
-        case .curl, .curlOverLibcurl:
+        case .curl:
             #if os(Linux)
-                return try CurlTransport(
-                    redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
-                    ownEngine: self == .curl)
+                return try CurlTransport(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
             #else
                 throw ToolchainError(description: "CurlTransport exists on Linux only")
             #endif

@@ -8,9 +8,9 @@
     /// if it may (an idempotent method or an Idempotency-Key), on both of CurlTransport's paths.
     @Suite("A request reaches the server twice only if it may", .timeLimit(.minutes(1)))
     struct AtMostOnceTests {
-        /// The engine on a numeric address, libcurl alone on it, and libcurl by name (the engine takes none).
+        /// CurlTransport to a numeric address and to a name, and URLSessionTransport (FoundationNetworking here).
         static let paths: [(TransportKind, String)] = [
-            (.curl, "127.0.0.1"), (.curlOverLibcurl, "127.0.0.1"), (.curl, "localhost"),
+            (.curl, "127.0.0.1"), (.curl, "localhost"), (.urlSession, "127.0.0.1"),
         ]
 
         func send(_ method: HTTPMethod, key: String?, over kind: TransportKind, to host: String) async throws
@@ -49,6 +49,18 @@
         func whatMayGoAgainGoesAgain(_ kind: TransportKind, host: String) async throws {
             for (method, key) in [(HTTPMethod.get, nil), (.post, "order-7")] as [(HTTPMethod, String?)] {
                 let (result, requests) = try await send(method, key: key, over: kind, to: host)
+                if kind == .urlSession && method == .post {
+                    // FoundationNetworking: a request with a body goes on a fresh connection of its own, which
+                    // nothing sends on twice; the close fails it at once (not at the 20 s deadline), and
+                    // RetryMiddleware may send it again (see the Linux notes).
+                    #expect(requests == 2, "the warm-up and the POST, once")
+                    guard case .failure(let error) = result else {
+                        Issue.record("a POST whose connection closed without an answer succeeded")
+                        continue
+                    }
+                    #expect(error.transience == .noResponse, "\(error)")
+                    continue
+                }
                 #expect(requests == 3, "\(method.rawValue): the warm-up, the request and its second send")
                 if case .failure(let error) = result { Issue.record("\(method.rawValue): \(error)") }
             }

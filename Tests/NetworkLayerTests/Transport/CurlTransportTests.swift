@@ -136,7 +136,7 @@
         @Test func sendsOneAfterAnotherLeaveFromTheirCallersOnOneKeptAliveConnection() async throws {
             let server = try TestHTTPServer { _ in .json(aliceJSON) }
             defer { server.stop() }
-            let transport = try CurlTransport(threadCount: 1, ownEngine: false)
+            let transport = try CurlTransport(threadCount: 1)
             let network = Network(transport: transport)
             let url = server.baseURL.appendingPathComponent("users/1").absoluteString
             for _ in 0..<20 {
@@ -153,89 +153,6 @@
             } else {
                 #expect(transport.sendsStartedByCallers == 0)
             }
-        }
-
-        @Test func plainHTTPToANumericAddressGoesThroughTheOwnEngineAndTheRestThroughLibcurl() async throws {
-            let server = try TestHTTPServer { request in
-                .response(status: 200, body: Data("\(request.method) \(request.path)".utf8))
-            }
-            defer { server.stop() }
-            let transport = try CurlTransport()
-            func send(_ url: URL, method: String = "GET", fields: [String: String] = [:]) async throws -> String {
-                var request = URLRequest(url: url)
-                request.httpMethod = method
-                if method == "POST" { request.httpBody = Data("x".utf8) }
-                for (name, value) in fields { request.setValue(value, forHTTPHeaderField: name) }
-                return String(decoding: try await transport.send(request).0, as: UTF8.self)
-            }
-            let numeric = server.baseURL.appendingPathComponent("a")
-            #expect(try await send(numeric) == "GET /a")
-            #expect(try await send(numeric, method: "POST") == "POST /a")
-            #expect(try await send(numeric, method: "HEAD") == "")
-            #expect(transport.requestsOnOwnEngine == 3)
-            #expect(server.requests.allSatisfy { $0.header("Accept-Encoding") == "gzip, deflate" })
-            // A name to resolve, an Accept-Encoding of the caller's (libcurl decodes what it asks for), an upload.
-            let named = try #require(URL(string: "http://localhost:\(server.port)/b"))
-            #expect(try await send(named) == "GET /b")
-            #expect(try await send(numeric, fields: ["Accept-Encoding": "identity"]) == "GET /a")
-            var upload = URLRequest(url: numeric)
-            upload.httpMethod = "PUT"
-            let (uploaded, _) = try await transport.upload(upload, from: .data(Data("y".utf8)))
-            #expect(String(decoding: uploaded, as: UTF8.self) == "PUT /a")
-            #expect(transport.requestsOnOwnEngine == 3)
-            #expect(server.requests.count == 6)
-        }
-
-        @Test func aRedirectChainGoesOnOverLibcurlWhereTheEngineCannotTakeTheNextHop() async throws {
-            let server = try TestHTTPServer { request in
-                switch request.path {
-                case "/start": .redirect(302, to: "http://localhost:\(request.header("X-Port") ?? "")/named")
-                case "/named": .redirect(307, to: "/again")
-                case "/again": .response(status: 200, body: Data((request.header("Authorization") ?? "none").utf8))
-                default: .response(status: 404)
-                }
-            }
-            defer { server.stop() }
-            var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
-            request.setValue("\(server.port)", forHTTPHeaderField: "X-Port")
-            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-            let transport = try CurlTransport()
-            let (body, response) = try await transport.send(request)
-            // The first hop on the engine, the rest over libcurl, and the credential left behind at the first
-            // change of origin, as one chain does.
-            #expect(String(decoding: body, as: UTF8.self) == "none")
-            #expect(response.url?.path == "/again")
-            #expect(transport.requestsOnOwnEngine == 1)
-            #expect(server.requests.map(\.path) == ["/start", "/named", "/again"])
-            // The hops count over both: two redirects where one is allowed fail.
-            let strict = try CurlTransport(redirectPolicy: .follow(maximumHops: 1))
-            await #expect {
-                _ = try await strict.send(request)
-            } throws: { error in
-                (error as? NetworkError).map { transportFailure($0) == .tooManyRedirects } ?? false
-            }
-        }
-
-        @Test func aProxyInTheEnvironmentLeavesEveryRequestToLibcurl() {
-            #expect(HTTP1Engine.namesProxy(["http_proxy": "http://127.0.0.1:3128"]))
-            #expect(HTTP1Engine.namesProxy(["all_proxy": "http://127.0.0.1:3128"]))
-            #expect(HTTP1Engine.namesProxy(["ALL_PROXY": "socks5://127.0.0.1:1080"]))
-            // libcurl reads http_proxy in lowercase only; an empty value names none; https_proxy is not for http.
-            #expect(!HTTP1Engine.namesProxy(["HTTP_PROXY": "http://127.0.0.1:3128"]))
-            #expect(!HTTP1Engine.namesProxy(["http_proxy": ""]))
-            #expect(!HTTP1Engine.namesProxy(["https_proxy": "http://127.0.0.1:3128"]))
-        }
-
-        @Test(arguments: [
-            ("http://127.0.0.1:8080/a?b=c", HTTP1Endpoint(address: "127.0.0.1", port: 8080)),
-            ("HTTP://10.0.0.7/", HTTP1Endpoint(address: "10.0.0.7", port: 80)),
-            ("http://[::1]:81/", HTTP1Endpoint(address: "::1", port: 81)),
-            ("https://127.0.0.1/", nil), ("http://localhost:8080/", nil), ("http://example.com/", nil),
-            ("http://127.1/", nil), ("http://user:pass@127.0.0.1/", nil),
-        ])
-        func theEngineTakesPlainHTTPToANumericAddress(url: String, endpoint: HTTP1Endpoint?) throws {
-            let request = URLRequest(url: try #require(URL(string: url)))
-            #expect(HTTP1Engine.endpoint(for: request) == endpoint, "\(url)")
         }
 
         @Test func aPlainGETAloneOnItsThreadIsAnsweredAsItsBodyCompletes() async throws {
@@ -256,7 +173,7 @@
             defer { server.stop() }
             // Two threads, as by default: a caller answered before its send left the loop's count would find that
             // loop busy and send the next request from the other one, on a second connection.
-            let transport = try CurlTransport(threadCount: 2, ownEngine: false)
+            let transport = try CurlTransport(threadCount: 2)
             func send(_ path: String, method: String = "GET") async throws -> (String, Int) {
                 var request = URLRequest(url: server.baseURL.appendingPathComponent(path))
                 request.httpMethod = method
@@ -380,7 +297,7 @@
             defer { closing.stop() }
             let slow = try TestHTTPServer { _ in .delayed(milliseconds: 300, .json(aliceJSON)) }
             defer { slow.stop() }
-            let transport = try CurlTransport(threadCount: 1, ownEngine: false)
+            let transport = try CurlTransport(threadCount: 1)
             let network = Network(transport: transport)
             let closingURL = closing.baseURL.appendingPathComponent("users/1").absoluteString
             let slowURL = slow.baseURL.appendingPathComponent("users/1").absoluteString

@@ -90,7 +90,7 @@ extension LoopbackIntegration {
         @Test(arguments: TransportKind.all)
         func aServerThatSpeaksOnlyTLS11(_ kind: TransportKind) async throws {
             switch kind {
-            case .curl, .curlOverLibcurl:
+            case .curl:
                 try await expectInsecure(
                     kind, certificates.server(named: "old"), minimum: .tls10, maximum: .tls11,
                     code: .secureConnectionFailed, saying: "does not speak TLS 1.2")

@@ -59,6 +59,26 @@
             #expect(throws: HeaderBlock.Violation.malformedLine) { try head(line) }
         }
 
+        @Test(arguments: [
+            ["X-A: 1\r\n"],  // a field before any status line
+            ["HTTP/1.1 200 OK\r\n", "HTTP/1.1 200 OK\r\n"],  // a status line inside a head
+            ["HTTP/1.1 100 Continue\r\n", "\r\n", "X-A: 1\r\n"],  // a field where the next status line belongs
+            ["HTTP/1.10 200 OK\r\n"], ["HTTP/x 200 OK\r\n"], ["HTTP/ 200 OK\r\n"], ["HTTP/1.1 200 O\u{0}K\r\n"],
+        ])
+        func aLineWhereItDoesNotBelongIsRefused(lines: [String]) {
+            #expect(throws: HeaderBlock.Violation.self) {
+                var parsed = HeaderBlock(limit: 1024)
+                for line in lines { try feed(&parsed, line) }
+            }
+        }
+
+        @Test func theOriginsHeadFollowsAProxysAnswerToConnect() throws {
+            let parsed = try head(
+                "HTTP/1.1 200 Connection established\r\n", "\r\n", "HTTP/1.1 404 Not Found\r\n", "X-A: 1\r\n", "\r\n")
+            #expect(parsed.statusCode == 404)
+            #expect(parsed.value(ofField: "X-A") == "1")
+        }
+
         @Test(arguments: ["HTTP/1.1 204\r\n", "HTTP/2 204 \r\n", "HTTP/1.0 204 No Content\r\n"])
         func aStatusLineWithOrWithoutAReasonIsRead(line: String) throws {
             #expect(try head(line, "\r\n").statusCode == 204)

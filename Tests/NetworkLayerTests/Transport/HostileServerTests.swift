@@ -135,7 +135,7 @@ extension LoopbackIntegration {
             let network = try kind.network(maximumResponseSize: Self.cap, timeout: 2)
             let (error, elapsed) = await timedFailure(network, server.baseURL.appendingPathComponent("start"))
             switch kind {
-            case .curl, .curlOverLibcurl:
+            case .curl:
                 #expect(
                     transportFailure(error) == .responseTooLarge,
                     "the cap, not the deadline: \(String(describing: error))")
@@ -268,7 +268,7 @@ extension LoopbackIntegration {
         // different lengths, and a length next to chunking: these run against CurlTransport only.
         #if os(Linux)
             @Test(
-                arguments: [TransportKind.curl, .curlOverLibcurl],
+                arguments: [TransportKind.curl],
                 [
                     "Content-Type: application/json\r\n", "Content-Length: 20\r\nX-Cut", "",
                 ])
@@ -290,16 +290,12 @@ extension LoopbackIntegration {
                 ),
             ]
 
-            @Test(arguments: [TransportKind.curl, .curlOverLibcurl], framingsReadTwoWays)
+            @Test(arguments: [TransportKind.curl], framingsReadTwoWays)
             func framingThatCouldBeReadTwoWaysIsABadResponse(
                 _ kind: TransportKind,
                 framing: (name: String, fields: String, reason: String)
             ) async throws {
-                let (name, fields) = (framing.name, framing.fields)
-                // The engine has no check of its own before the header block's: every malformed length is one.
-                let reason =
-                    kind == .curl && framing.reason == "Invalid Content-Length"
-                    ? "malformed Content-Length" : framing.reason
+                let (name, fields, reason) = (framing.name, framing.fields, framing.reason)
                 let server = try TestHTTPServer { _ in
                     .raw(Data("HTTP/1.1 200 OK\r\n\(fields)\r\n2\r\n{}\r\n0\r\n\r\n".utf8))
                 }
@@ -333,7 +329,7 @@ extension LoopbackIntegration {
                 ),
             ]
 
-            @Test(arguments: [TransportKind.curl, .curlOverLibcurl], headsReadDifferently)
+            @Test(arguments: [TransportKind.curl], headsReadDifferently)
             func headsThatLibcurlVersionsReadDifferentlyAreABadResponse(
                 _ kind: TransportKind,
                 hostile: (name: String, head: String, reason: String)
@@ -350,7 +346,7 @@ extension LoopbackIntegration {
                     "\(hostile.name): \(description)")
             }
 
-            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            @Test(arguments: [TransportKind.curl])
             func aSwitchNobodyAskedForIsABadResponseAtOnce(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in
                     .raw(
@@ -366,7 +362,7 @@ extension LoopbackIntegration {
                 #expect(String(describing: error).contains("101 Switching Protocols"), "\(String(describing: error))")
             }
 
-            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            @Test(arguments: [TransportKind.curl])
             func theSameLengthTwiceIsAccepted(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in
                     .raw(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}".utf8))
@@ -376,7 +372,7 @@ extension LoopbackIntegration {
                 #expect(body == Data("{}".utf8))
             }
 
-            @Test(arguments: [TransportKind.curl, .curlOverLibcurl])
+            @Test(arguments: [TransportKind.curl])
             func interimResponsesAndTrailersAreNotTheResponse(_ kind: TransportKind) async throws {
                 let server = try TestHTTPServer { _ in
                     .raw(
@@ -447,7 +443,7 @@ extension LoopbackIntegration {
             for await _ in injected {}  // the injection is in the client's receive buffer
             let second: Data = try await network.send(TestRoute(url))
             switch kind {
-            case .curl, .curlOverLibcurl:
+            case .curl:
                 #expect(String(decoding: second, as: UTF8.self) == "REAL")
                 #expect(server.requests.count == 2)
                 #expect(server.acceptedConnections == 2, "the request went out on a fresh connection")

@@ -13,7 +13,7 @@ import NetworkLayer
 //
 //   swift run -c release --package-path Benchmarks/Peers networklayer-peers --url BASE [--rounds N] [--only TEXT]
 //       [--one-thread] [--ca FILE] [--scale N] [--without-urlsession] [--slices N] [--server-pid PID]
-//       [--warm-up-rounds N] [--floor] [--shapes] [--by-name] [--profile SIDE [--requests N] [--tasks T]]
+//       [--warm-up-rounds N] [--floor] [--shapes] [--also-host HOST] [--profile SIDE [--requests N] [--tasks T]]
 //
 // --scale N makes every round N times as long (the machine's own swings then weigh less in each round);
 // --without-urlsession leaves out the two URLSession sides, whose rounds take ten times as long as the others'.
@@ -32,8 +32,9 @@ import NetworkLayer
 // --shapes adds two sides whose two middleware set the app's two headers with the same code in two shapes: as
 // `ResponseHeadMiddleware` (each copies the request) and as `RequestAdaptingMiddleware` (one change for both): what
 // the shape costs, apart from what the built-ins' own code does (credential scopes, the refresh's bookkeeping).
-// --by-name adds the bare and app-path sides again, on a CurlTransport of their own, to the same server by the name
-// `localhost` (BASE then names it by a numeric address): what a host's spelling changes.
+// --also-host HOST adds the bare and app-path sides again, on a CurlTransport of their own, to the same server named
+// by HOST, and AHC 64/host to it (`127.0.0.1` beside a BASE of `localhost`, or the other way round): what a host's
+// spelling changes.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
 // it over TLS, HTTP/1.1 otherwise.
@@ -241,7 +242,7 @@ let small = base.appendingPathComponent("small")
 let decoder = JSONDecoder()
 let authority = value(of: "--ca").map { URL(fileURLWithPath: $0) }
 
-func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
+func ahcSide(_ name: String, connectionsPerHost: Int?, target: URL = small) -> (Side, HTTPClient) {
     var configuration = HTTPClient.Configuration()
     if let connectionsPerHost {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
@@ -252,7 +253,7 @@ func ahcSide(_ name: String, connectionsPerHost: Int?) -> (Side, HTTPClient) {
         configuration.tlsConfiguration = tls
     }
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    let url = small.absoluteString
+    let url = target.absoluteString
     let side = Side(name: name) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in appHeaders { request.headers.add(name: name, value: value) }
@@ -285,6 +286,8 @@ if authority == nil && !arguments.contains("--without-urlsession") {
         })
 }
 var sides: [Side] = []
+/// AsyncHTTPClient clients beside the two reference sides, shut down at the end.
+var extraClients: [HTTPClient] = []
 #if os(Linux)
     // The bare, app-path and full-stack sides share one transport: they differ only in what runs before it.
     let curlTransport = try CurlTransport(additionalTrustedCertificates: authority)
@@ -310,21 +313,26 @@ var sides: [Side] = []
         Side(name: "Curl full stack") {
             let _: Profile = try await full.send(SmallRoute(url: small))
         })
-    if arguments.contains("--by-name"), var byName = URLComponents(url: small, resolvingAgainstBaseURL: false) {
-        byName.host = "localhost"
+    if let otherHost = value(of: "--also-host"), var byName = URLComponents(url: small, resolvingAgainstBaseURL: false)
+    {
+        byName.host = otherHost
         let named = byName.url ?? small
         let namedTransport = try CurlTransport(additionalTrustedCertificates: authority)
         let namedBare = Network(transport: namedTransport)
         let namedBareRoute = SmallRoute(url: named, headers: appHeaders)
         sides.append(
-            Side(name: "Curl bare, localhost") {
+            Side(name: "Curl bare, \(otherHost)") {
                 let _: Profile = try await namedBare.send(namedBareRoute)
             })
         let namedApp = Network(transport: namedTransport, middleware: appPath())
         sides.append(
-            Side(name: "Curl app, localhost") {
+            Side(name: "Curl app, \(otherHost)") {
                 let _: Profile = try await namedApp.send(SmallRoute(url: named))
             })
+        // AHC's 64/host to the other host too, so each spelling has its reference (AHC is not the one compared to).
+        let (otherAHC, otherClient) = ahcSide("AHC 64/host, \(otherHost)", connectionsPerHost: 64, target: named)
+        sides.append(otherAHC)
+        extraClients.append(otherClient)
     }
     if arguments.contains("--shapes") {
         let twoHeaders = [("X-API-Key", apiKey), ("Authorization", "Bearer \(token)")]
@@ -485,3 +493,4 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
 }
 try await clientDefault.shutdown().get()
 try await client64.shutdown().get()
+for client in extraClients { try await client.shutdown().get() }

@@ -42,19 +42,32 @@ struct TaskContext {
             return .failure(NetworkError.deadlineExceeded(after: deadline, for: request))
         }
         if let error {
-            let classified = classify(error, afterResponse: response != nil, url: request.url)
             // No byte of an answer, and the request was not sent again (Linux: its connection was fresh; Apple's
             // URLSession sends again only what may go twice): the server may have acted on it.
-            if response == nil, let code = (classified as? URLError)?.code,
-                code == .zeroByteResource || code == .networkConnectionLost,
-                !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
-            {
-                return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
+            if closedWithoutAnswer(error, response: response), let error = error as? URLError {
+                guard RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) else {
+                    return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
+                }
+                // `zeroByteResource`, as CurlTransport says it: the outcome of the request is unknown.
+                return .failure(URLError(.zeroByteResource, userInfo: error.userInfo))
             }
-            return .failure(classified)
+            return .failure(classify(error, afterResponse: response != nil, url: request.url))
         }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((body, response))
+    }
+
+    /// Whether a task failed because its connection closed before any byte of a final answer: libcurl's empty
+    /// reply (FoundationNetworking, which hands over an interim `100 Continue` as the task's response), or a
+    /// connection lost with no response (Apple's URLSession).
+    static func closedWithoutAnswer(_ error: any Error, response: URLResponse?) -> Bool {
+        let isInterim = (response as? HTTPURLResponse).map { (100..<200).contains($0.statusCode) } ?? false
+        guard response == nil || isInterim, let error = error as? URLError else { return false }
+        switch error.code {
+        case .zeroByteResource, .networkConnectionLost: return true
+        case .badServerResponse: return error.localizedDescription.hasPrefix("Empty reply")
+        default: return false
+        }
     }
 
     /// Maps the codes libcurl leaves vague: a garbage status line arrives as `unsupportedURL` (the URL itself was

@@ -286,7 +286,7 @@ public final class URLSessionTransport: Transport {
             sent.setValue(value, forHTTPHeaderField: name)
         }
         let task: URLSessionTask
-        let chosen = sessionAndDelegate(for: sent)
+        let chosen = sessionAndDelegate(for: sent, upload: upload)
         if let chosen {
             task = upload?.makeTask(for: sent, in: chosen.session) ?? chosen.session.dataTask(with: sent)
             chosen.delegate.register(
@@ -310,19 +310,26 @@ public final class URLSessionTransport: Transport {
         task.resume()
     }
 
-    /// The session a request goes through, with its delegate: the transport's own; or on Linux, for a request that
-    /// may not go out twice (``RetryOption/allowsSendingAgain(_:)``), a session of its own for this one send.
+    /// The session a request goes through, with its delegate: the transport's own; or on Linux, for a request with
+    /// a body or one that may not go out twice (``RetryOption/allowsSendingAgain(_:)``), a session of its own for
+    /// this one send.
     ///
-    /// FoundationNetworking's libcurl sends a request again on its own, whatever its method, when the kept-alive
-    /// connection it reused closes before a byte of the answer (no option of FoundationNetworking turns that off); a
-    /// session's first connection is fresh, and a fresh connection is never sent on twice. The session costs its
-    /// creation and a new connection (and TLS handshake) for each such request; Apple's URLSession sends again
-    /// only idempotent requests itself, and needs none. `nil` for a session of yours (``init(session:)``).
-    private func sessionAndDelegate(for request: URLRequest) -> (session: URLSession, delegate: SessionDelegate)? {
+    /// When the kept-alive connection it reused closes before a byte of the answer, FoundationNetworking's libcurl
+    /// sends a request again on its own whatever its method (no option of FoundationNetworking turns that off), and
+    /// for a request with a body then waits for the deadline. A session's first connection is fresh, and libcurl
+    /// never sends again on a fresh connection: such a request reaches the server once, and a close without an
+    /// answer fails it at once (`NetworkError.notSentAgain(method:url:)` when it may not go twice; `RetryMiddleware`
+    /// sends again one that may). The session costs its creation and a new connection (and TLS handshake) for each
+    /// such request. Apple's URLSession sends again only idempotent requests itself (Technical Q&A QA1941), and
+    /// needs none. `nil` for a session of yours (``init(session:)``).
+    private func sessionAndDelegate(
+        for request: URLRequest,
+        upload: URLSessionUpload?
+    ) -> (session: URLSession, delegate: SessionDelegate)? {
         guard let delegate else { return nil }
-        guard !URLSessionFlavor.isApples, !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) else {
-            return (session, delegate)
-        }
+        let hasBody = upload != nil || request.httpBody?.isEmpty == false
+        guard !URLSessionFlavor.isApples, hasBody || !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
+        else { return (session, delegate) }
         let oneOff = delegate.oneOff()
         return (
             URLSession(configuration: session.configuration, delegate: oneOff, delegateQueue: oneOff.queue()), oneOff
