@@ -44,14 +44,12 @@ struct TaskContext {
         if let error {
             // No byte of an answer, and the request was not sent again (Linux: its connection was fresh; Apple's
             // URLSession sends again only what may go twice): the server may have acted on it.
-            if closedWithoutAnswer(error, response: response), let error = error as? URLError {
-                guard RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) else {
-                    return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
-                }
-                // `zeroByteResource`, as CurlTransport says it: the outcome of the request is unknown.
-                return .failure(URLError(.zeroByteResource, userInfo: error.userInfo))
+            let closed = closedWithoutAnswer(error, response: response)
+            if closed && !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) {
+                return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
             }
-            return .failure(classify(error, afterResponse: response != nil, url: request.url))
+            // An interim response (FoundationNetworking's `100 Continue`) is no answer.
+            return .failure(classify(error, afterResponse: response != nil && !closed, url: request.url))
         }
         guard let response = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
         return .success((body, response))
