@@ -27,7 +27,7 @@ for target in FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues Fu
     # A dictionary of the format's tokens, where a target has one (Corpus/<target>.dict).
     dictionary=()
     if [ -f "Corpus/$target.dict" ]; then dictionary=(-dict="$root/Fuzz/Corpus/$target.dict"); fi
-    if ! (cd "$work" && "$bin/$target" "$corpus" "${dictionary[@]}" -max_total_time="$seconds" -max_len=4096 \
+    if ! (cd "$work" && "$bin/$target" "$corpus" ${dictionary[@]+"${dictionary[@]}"} -max_total_time="$seconds" -max_len=4096 \
         -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 >"$work/$target.log" 2>&1); then
         grep -v "# Uses:" "$work/$target.log" | tail -120
         echo "fuzz: $target found an input that fails (above)" >&2

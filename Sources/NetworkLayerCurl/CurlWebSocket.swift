@@ -719,7 +719,8 @@ import NetworkLayerSupport
                 var buffer = [UInt8](repeating: 0, count: 16 * 1024)
                 while true {
                     if let end = Self.endOfHead(in: bytes) {
-                        let head = try Self.parseHead(bytes[0..<end], limit: limit, url: url)
+                        // The head's own limit, as `readHead` counts it, without the line ends `parseHead` adds.
+                        let head = try Self.parseHead(bytes[0..<end], limit: limit + 4, url: url)
                         return (head.status, head.fields, Array(bytes[(end + 4)...]))
                     }
                     guard bytes.count <= limit else {
@@ -772,10 +773,11 @@ import NetworkLayerSupport
                     throw error.error(url: url)
                 }
                 guard let status = block.statusCode, block.isComplete, block.httpVersion.hasPrefix("HTTP/1.") else {
+                    let what =
+                        block.statusCode.map { "an interim \($0) where the handshake's answer belongs" }
+                        ?? "an answer to the handshake that is not HTTP/1.1"
                     throw .transport(
-                        .badResponse,
-                        underlyingError: URLError(
-                            .badServerResponse, description: "the handshake's answer is not HTTP/1.1", url: url))
+                        .badResponse, underlyingError: URLError(.badServerResponse, description: what, url: url))
                 }
                 return (status, block.fields)
             }

@@ -10,9 +10,10 @@ import NetworkLayerSupport
 /// than the server's (or a proxy's) and is refused here. So are what some libcurl versions accept and others refuse
 /// (7.88 accepts them, 8.x refuses most): a transfer coding other than one `chunked` (libcurl 7.88 reads
 /// `chunked, identity` as chunked and fails `evil` alone), a field name that is not a token, a control byte in a
-/// value, more than ``maximumFieldCount`` fields in one head, and a `101 Switching Protocols` (no request of the
-/// transport asks to switch; libcurl 7.88 delivers it as the final response). Header lines, 1xx interim responses
-/// and trailers all count against one size limit, so that endless headers or trailers end the transfer.
+/// value, more than ``maximumFieldCount`` fields in one head, and a `101 Switching Protocols` the request did not
+/// ask for (only a WebSocket's handshake asks, ``asksToSwitch``; libcurl 7.88 delivers it as the final response).
+/// A status line is read only where one belongs, and a trailer is held to a field's syntax. Header lines, 1xx interim
+/// responses and trailers all count against one size limit, so that endless headers or trailers end the transfer.
 struct HeaderBlock {
     /// Why a header block is refused.
     enum Violation: Error, Equatable, CustomStringConvertible {
@@ -21,6 +22,7 @@ struct HeaderBlock {
         case conflictingContentLengths(String, String)
         case lengthWithTransferEncoding
         case malformedLine
+        case malformedStatusLine
         case malformedFieldName(String)
         case controlCharacter(field: String)
         case tooManyFields(limit: Int)
@@ -35,6 +37,7 @@ struct HeaderBlock {
                 "two different Content-Length headers (\(first) and \(second))"
             case .lengthWithTransferEncoding: "both Transfer-Encoding and Content-Length"
             case .malformedLine: "a header line without a colon"
+            case .malformedStatusLine: "a malformed status line, or one where a field belongs"
             case .malformedFieldName(let name): "the field name \(String(reflecting: name)) is not a token"
             case .controlCharacter(let field): "a control character in the value of \(field)"
             case .tooManyFields(let limit): "more than \(limit) header fields"
@@ -81,11 +84,13 @@ struct HeaderBlock {
         bytes += line.count
         guard bytes <= limit else { throw .tooLarge(limit: limit) }
         let text = line.bindMemory(to: UInt8.self)
-        // The line's end: an LF, or a CR LF (a line of the handshake's answer has one added); any other CR is
-        // part of the line, and refused there.
+        // The line's end: an LF, or a CR LF; any other CR is part of the line, and refused there (libcurl hands
+        // over whole lines, each with its LF).
         var end = text.count
-        if end > 0 && text[end - 1] == 10 { end -= 1 }
-        if end > 0 && text[end - 1] == 13 { end -= 1 }
+        if end > 0 && text[end - 1] == 10 {
+            end -= 1
+            if end > 0 && text[end - 1] == 13 { end -= 1 }
+        }
         let content = UnsafeBufferPointer(rebasing: text[..<end])
         if !betweenHeads {
             if content.isEmpty {
@@ -96,15 +101,17 @@ struct HeaderBlock {
             } else {
                 try addField(content)
             }
-        } else if content.starts(with: Self.httpPrefix) {
-            // The first head, the final one after interim ones, or (through a proxy) the origin's after the
-            // proxy's answer to CONNECT.
+        } else if content.starts(with: Self.httpPrefix) && (!isComplete || statusCode == 417) {
+            // The first head, the final one after interim ones, or the answer to the request libcurl sends again
+            // without `Expect: 100-continue` after a 417.
             try startResponse(content)
-        } else if !isComplete && !content.isEmpty {
-            // Where a status line belongs: before the first, or after an interim head.
-            throw .malformedLine
+        } else if isComplete {
+            // A trailer, after a chunked body: held to a field's syntax, counted against the limit, not kept.
+            if !content.isEmpty { _ = try Self.field(in: content) }
+        } else if !content.isEmpty || statusCode == nil {
+            // Where a status line belongs: before the first (a blank line too), or after an interim head.
+            throw .malformedStatusLine
         }
-        // Lines after a complete head are trailers: counted against the limit, not kept.
     }
 
     /// Takes one header line (with its CR LF) held in an array.
@@ -125,15 +132,15 @@ struct HeaderBlock {
     /// or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines); the reason has no control
     /// byte but a tab.
     private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
-        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedLine }
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedStatusLine }
         let version = line[Self.httpPrefix.count..<space]
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         guard
             (version.count == 1 && isDigit(version[version.startIndex]))
                 || (version.count == 3 && isDigit(version[version.startIndex])
                     && version[version.startIndex + 1] == UInt8(ascii: ".") && isDigit(version[version.startIndex + 2]))
-        else { throw .malformedLine }
-        guard !line[space...].contains(where: { ($0 < 0x20 && $0 != 9) || $0 == 0x7F }) else { throw .malformedLine }
+        else { throw .malformedStatusLine }
+        guard !line[space...].contains(where: Self.isControl) else { throw .malformedStatusLine }
         var status = 0
         var digits = 0
         var index = space + 1
@@ -143,7 +150,7 @@ struct HeaderBlock {
             index += 1
         }
         guard digits == 3, status >= 100, index == line.count || line[index] == UInt8(ascii: " ") else {
-            throw .malformedLine
+            throw .malformedStatusLine
         }
         guard status != 101 || asksToSwitch else { throw .unrequestedSwitch }
         statusCode = status
@@ -155,7 +162,15 @@ struct HeaderBlock {
         hasTransferEncoding = false
     }
 
-    private mutating func addField(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+    /// Whether a byte is a control a field value may not hold: any below a space but a tab, and DEL.
+    private static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != 9) || byte == 0x7F }
+
+    /// A field line's name and value (the value without the spaces and tabs around it), held to RFC 9110's syntax:
+    /// a token, a colon, and a value of visible characters, spaces, tabs and obs-text; NUL, CR and the other controls
+    /// are what request smuggling and header injection are made of.
+    private static func field(
+        in line: UnsafeBufferPointer<UInt8>
+    ) throws(Violation) -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedLine }
         var start = colon + 1
         var end = line.count
@@ -166,11 +181,14 @@ struct HeaderBlock {
         guard !name.isEmpty, name.allSatisfy(RequestRules.isTokenCharacter) else {
             throw .malformedFieldName(String(decoding: name, as: UTF8.self))
         }
-        // A field value is visible characters, spaces, tabs and obs-text (RFC 9110 section 5.5): NUL, CR and the
-        // other controls are what request smuggling and header injection are made of.
-        guard !value.contains(where: { ($0 < 0x20 && $0 != 9) || $0 == 0x7F }) else {
+        guard !value.contains(where: isControl) else {
             throw .controlCharacter(field: String(decoding: name, as: UTF8.self))
         }
+        return (name, value)
+    }
+
+    private mutating func addField(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
+        let (name, value) = try Self.field(in: line)
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
         if HeaderFields.sameName(name, Self.contentLengthName) {
             let text = String(decoding: value, as: UTF8.self)
@@ -192,13 +210,20 @@ struct HeaderBlock {
     /// transport never asks for one), and a coding it skips would hand the still-coded bytes over as the body.
     private func checkTransferCodings() throws(Violation) {
         let codings = value(ofField: "Transfer-Encoding") ?? ""
-        let listed = codings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-            !$0.isEmpty
-        }
-        guard listed.count == 1, listed[0].lowercased() == "chunked" else {
+        // Bytes, not Unicode: a list element is trimmed of spaces and tabs only, and compared in ASCII (a Kelvin
+        // sign or a no-break space makes another coding, as libcurl reads it). Empty elements do not count.
+        let listed = Array(codings.utf8).split(separator: UInt8(ascii: ",")).map { element in
+            var trimmed = element
+            while let first = trimmed.first, first == 32 || first == 9 { trimmed = trimmed.dropFirst() }
+            while let last = trimmed.last, last == 32 || last == 9 { trimmed = trimmed.dropLast() }
+            return trimmed
+        }.filter { !$0.isEmpty }
+        guard listed.count == 1, HeaderFields.sameName(listed[0], Self.chunkedName) else {
             throw .unsupportedTransferCoding(codings)
         }
     }
+
+    private static let chunkedName = Array("chunked".utf8)
 
     /// The body length the complete head announces, if it has a `Content-Length`.
     var announcedLength: Int64? {

@@ -45,11 +45,13 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         precondition(!field.value.utf8.contains { ($0 < 32 && $0 != 9) || $0 == 127 }, "a control byte in a value")
     }
     if block.isComplete, let codings = block.value(ofField: "Transfer-Encoding") {
-        // A list may hold empty elements (RFC 9110 section 5.6.1): "chunked," is chunked.
-        let listed = codings.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-            !$0.isEmpty
-        }
-        precondition(listed.map { $0.lowercased() } == ["chunked"], "framed by \(codings)")
+        // A list may hold empty elements (RFC 9110 section 5.6.1): "chunked," is chunked. Bytes, as libcurl reads
+        // them: only spaces and tabs around an element, only ASCII letters in any case.
+        let listed = codings.utf8.split(separator: UInt8(ascii: ","))
+            .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
+            .filter { !$0.isEmpty }
+        precondition(
+            listed.count == 1 && listed[0].utf8.map { $0 | 0x20 } == Array("chunked".utf8), "framed by \(codings)")
     }
     _ = block.value(ofField: "Content-Length")
     _ = block.value(ofField: "content-type")

@@ -28,13 +28,16 @@ struct TaskContext {
         Self.result(body: body, response: response, error: error, request: chain.current, deadline: deadline)
     }
 
-    /// The outcome of a finished task: its error put into a category, or its body and HTTP response.
+    /// The outcome of a finished task: its error put into a category, or its body and HTTP response. `sentOnce`:
+    /// whether the request can have gone out only once (Apple's URLSession; the transport's sessions on Linux), so that
+    /// a close without an answer of one that may not go twice says it was not sent again.
     static func result(
         body: Data,
         response: URLResponse?,
         error: (any Error)?,
         request: URLRequest,
-        deadline: TimeInterval
+        deadline: TimeInterval,
+        sentOnce: Bool = true
     ) -> Result<(Data, HTTPURLResponse), any Error> {
         if (error as? URLError)?.code == .timedOut {
             // URLSession's own timer runs out no sooner than the overall deadline (it gets that deadline, rounded
@@ -45,7 +48,7 @@ struct TaskContext {
             // No byte of an answer, and the request was not sent again (Linux: its connection was fresh; Apple's
             // URLSession sends again only what may go twice): the server may have acted on it.
             let closed = closedWithoutAnswer(error, response: response)
-            if closed && !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) {
+            if closed && sentOnce && !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request) {
                 return .failure(NetworkError.notSentAgain(method: request.httpMethod ?? "GET", url: request.url))
             }
             // An interim response (FoundationNetworking's `100 Continue`) is no answer.

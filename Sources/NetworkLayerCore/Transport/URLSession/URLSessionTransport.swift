@@ -6,7 +6,9 @@ import NetworkLayerSupport
     public import FoundationNetworking
 #endif
 
-/// The default ``Transport``: sends requests with one long-lived `URLSession` and hardens it for untrusted servers.
+/// The default ``Transport``: sends requests with one long-lived `URLSession` and hardens it for untrusted servers (on
+/// Linux, a request with a body or one that may not go out twice gets a session of its own, so that FoundationNetworking
+/// never sends it twice; see the article Linux Notes).
 ///
 /// Its default configuration is stateless: no `URLCache` (on Linux the cache costs about 10% per request and stores
 /// nothing), no cookie storage and no cookies sent, so responses never leak state from one request into the next.
@@ -27,7 +29,8 @@ import NetworkLayerSupport
 /// A 401 or 407 comes back as a response with its challenge header and body; the transport never answers an
 /// authentication challenge with credentials.
 public final class URLSessionTransport: Transport {
-    /// The session requests go through.
+    /// The session requests go through (on Linux, those without a body that may go out twice; every request with a
+    /// session of yours).
     public let session: URLSession
     /// The largest response body accepted, in bytes; `nil` when the transport was given a session of yours.
     public var maximumResponseSize: Int? { delegate?.maximumResponseSize }
@@ -294,9 +297,10 @@ public final class URLSessionTransport: Transport {
         } else {
             let (original, canceller) = (request, canceller)
             task = session.dataTask(with: sent) { data, response, error in
+                // Your session may have sent it twice on Linux: no error there says it was sent once.
                 let result = TaskContext.result(
                     body: data ?? Data(), response: response, error: error, request: original,
-                    deadline: original.timeoutInterval)
+                    deadline: original.timeoutInterval, sentOnce: URLSessionFlavor.isApples)
                 SendState.end(state, with: result, workFinished: true, cancel: canceller.cancel)
             }
         }
@@ -327,7 +331,7 @@ public final class URLSessionTransport: Transport {
         upload: URLSessionUpload?
     ) -> (session: URLSession, delegate: SessionDelegate)? {
         guard let delegate else { return nil }
-        let hasBody = upload != nil || request.httpBody?.isEmpty == false
+        let hasBody = upload != nil || request.httpBody?.isEmpty == false || request.httpBodyStream != nil
         guard !URLSessionFlavor.isApples, hasBody || !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
         else { return (session, delegate) }
         let oneOff = delegate.oneOff()
