@@ -100,7 +100,7 @@ import Foundation
     }
 
     /// Whether a byte may be part of an RFC 9110 `token` (a method, a field name, a transfer coding).
-    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
