@@ -97,7 +97,8 @@ struct HeaderBlock {
                 betweenHeads = true
                 // A 101 gets here only when it was asked for: it is the last response on the connection.
                 isComplete = statusCode.map { !(100..<200).contains($0) || $0 == 101 } ?? false
-                if isComplete && hasTransferEncoding { try checkTransferCodings() }
+                // An interim head's codings too: it frames nothing, but a coding nobody understands is no answer.
+                if hasTransferEncoding { try checkTransferCodings() }
             } else {
                 try addField(content)
             }
@@ -108,8 +109,8 @@ struct HeaderBlock {
         } else if isComplete {
             // A trailer, after a chunked body: held to a field's syntax, counted against the limit, not kept.
             if !content.isEmpty { _ = try Self.field(in: content) }
-        } else if !content.isEmpty || statusCode == nil {
-            // Where a status line belongs: before the first (a blank line too), or after an interim head.
+        } else {
+            // Where a status line belongs (a blank line too): before the first, or after an interim head.
             throw .malformedStatusLine
         }
     }
@@ -127,16 +128,18 @@ struct HeaderBlock {
     private static let contentLengthName = Array("content-length".utf8)
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
-    /// A status line starts a new response: the final one, or one more 1xx. The version is `HTTP/` and a digit, with
-    /// a dot and a digit or not (`HTTP/1.1`, `HTTP/2`); the status is three digits, 100 at least, followed by a space
+    /// A status line starts a new response: the final one, or one more 1xx. The version is `HTTP/`, a digit, a dot
+    /// and a digit (`HTTP/1.1`), or from 2 on a digit alone (`HTTP/2`); the status is three digits, 100 at least, followed by a space
     /// or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines); the reason has no control
     /// byte but a tab.
     private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedStatusLine }
         let version = line[Self.httpPrefix.count..<space]
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        // One digit only from HTTP/2 on (libcurl's `HTTP/2`, `HTTP/3`); HTTP/1.x and HTTP/0.9 always have a minor.
         guard
-            (version.count == 1 && isDigit(version[version.startIndex]))
+            (version.count == 1 && isDigit(version[version.startIndex])
+                && version[version.startIndex] >= UInt8(ascii: "2"))
                 || (version.count == 3 && isDigit(version[version.startIndex])
                     && version[version.startIndex + 1] == UInt8(ascii: ".") && isDigit(version[version.startIndex + 2]))
         else { throw .malformedStatusLine }

@@ -4,8 +4,8 @@ import NetworkLayerCore
 @testable import NetworkLayerCurl
 @testable import NetworkLayerWebSocketFraming
 
-/// One input as the bytes a server answers a WebSocket handshake with: the head is found and parsed (status line and
-/// fields) or refused with a typed error, and a 101 goes through the handshake's checks and, when the server accepted
+/// One input as the bytes a server answers a WebSocket handshake with: the head is found and read by the transport's
+/// response rules (`HeaderBlock`, asking to switch) or refused with a typed error, and a 101 goes through the handshake's checks and, when the server accepted
 /// permessage-deflate, through the reading of its parameters. Nothing crashes; what is taken is within the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -16,7 +16,7 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let url = URL(string: "ws://127.0.0.1/chat")!
     let head: (status: Int, fields: [(name: String, value: String)])
     do throws(NetworkError) {
-        head = try CurlWebSocket.Opening.parseHead(bytes[0..<end], url: url)
+        head = try CurlWebSocket.Opening.parseHead(bytes[0..<end], limit: 64 * 1024, url: url)
     } catch {
         return 0
     }

@@ -63,8 +63,10 @@
             ["X-A: 1\r\n"],  // a field before any status line
             ["HTTP/1.1 200 OK\r\n", "HTTP/1.1 200 OK\r\n"],  // a status line inside a head
             ["HTTP/1.1 100 Continue\r\n", "\r\n", "X-A: 1\r\n"],  // a field where the next status line belongs
-            ["HTTP/1.10 200 OK\r\n"], ["HTTP/x 200 OK\r\n"], ["HTTP/ 200 OK\r\n"], ["HTTP/1.1 200 O\u{0}K\r\n"],
+            ["HTTP/1.10 200 OK\r\n"], ["HTTP/1 200 OK\r\n"], ["HTTP/x 200 OK\r\n"], ["HTTP/ 200 OK\r\n"],
+            ["HTTP/1.1 200 O\u{0}K\r\n"],
             ["\r\n", "HTTP/1.1 200 OK\r\n"],  // a blank line before the status line
+            ["HTTP/1.1 100 Continue\r\n", "\r\n", "\r\n", "HTTP/1.1 200 OK\r\n"],  // or after an interim head
             ["HTTP/1.1 200 OK\r\n", "X-A: 1\r"],  // a CR without its LF is no line end
         ])
         func aLineWhereItDoesNotBelongIsRefused(lines: [String]) {
