@@ -129,9 +129,9 @@ struct HeaderBlock {
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
     /// A status line starts a new response: the final one, or one more 1xx. The version is `HTTP/`, a digit, a dot
-    /// and a digit (`HTTP/1.1`), or from 2 on a digit alone (`HTTP/2`); the status is three digits, 100 at least, followed by a space
-    /// or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines); the reason has no control
-    /// byte but a tab.
+    /// and a digit (`HTTP/1.1`), or from 2 on a digit alone (`HTTP/2`); the status is three digits, 100 at least,
+    /// followed by a space or the end of the line (`HTTP/1.1 2000` and `HTTP/1.1 020` are no status lines); the
+    /// reason has no control byte but a tab.
     private mutating func startResponse(_ line: UnsafeBufferPointer<UInt8>) throws(Violation) {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { throw .malformedStatusLine }
         let version = line[Self.httpPrefix.count..<space]

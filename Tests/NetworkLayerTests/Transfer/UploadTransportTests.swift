@@ -145,6 +145,21 @@ extension LoopbackIntegration {
 
         enum ReplayableKind: String, CaseIterable, Sendable {
             case data, file, multipart
+
+            /// A body of this kind over 200,000 bytes (under libcurl's 1 MiB, so that no "100 Continue" arrives
+            /// before the connection dies: libcurl sends again only a request that got no byte of an answer), the
+            /// bytes it puts on the wire, and the file it reads (remove it when done).
+            func body() throws -> (upload: UploadBody, sent: Data, file: URL) {
+                let small = Data(UploadTransportTests.bytes.prefix(200_000))
+                let file = try UploadTransportTests.temporaryFile(small)
+                var form = MultipartForm(boundary: "test-boundary")
+                try form.append(contentsOf: file, name: "clip")
+                switch self {
+                case .data: return (.data(small), small, file)
+                case .file: return (.file(file), small, file)
+                case .multipart: return (.multipart(form), try form.encoded(), file)
+                }
+            }
         }
 
         @Test(arguments: TransportKind.all, ReplayableKind.allCases)
@@ -154,19 +169,8 @@ extension LoopbackIntegration {
             let server = try Self.closingSecondServer()
             defer { server.stop() }
             let network = try kind.network(timeout: 30)
-            // Under libcurl's 1 MiB, so that no "100 Continue" arrives before the connection dies: libcurl sends again
-            // only a request that got no byte of an answer.
-            let small = Data(Self.bytes.prefix(200_000))
-            let file = try Self.temporaryFile(small)
+            let (upload, sent, file) = try body.body()
             defer { try? FileManager.default.removeItem(at: file) }
-            var form = MultipartForm(boundary: "test-boundary")
-            try form.append(contentsOf: file, name: "clip")
-            let (upload, sent): (UploadBody, Data) =
-                switch body {
-                case .data: (.data(small), small)
-                case .file: (.file(file), small)
-                case .multipart: (.multipart(form), try form.encoded())
-                }
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
             if kind == .urlSession {
                 // FoundationNetworking: an upload goes on a fresh connection of its own, which nothing sends on twice
@@ -192,17 +196,8 @@ extension LoopbackIntegration {
             let server = try Self.closingSecondServer()
             defer { server.stop() }
             let network = try kind.network()
-            let small = Data(Self.bytes.prefix(200_000))
-            let file = try Self.temporaryFile(small)
+            let (upload, _, file) = try body.body()
             defer { try? FileManager.default.removeItem(at: file) }
-            var form = MultipartForm(boundary: "test-boundary")
-            try form.append(contentsOf: file, name: "clip")
-            let upload: UploadBody =
-                switch body {
-                case .data: .data(small)
-                case .file: .file(file)
-                case .multipart: .multipart(form)
-                }
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
             do {
                 let _: Echo = try await network.upload(UploadRoute(server, "again"), from: upload)

@@ -291,44 +291,28 @@ var extraClients: [HTTPClient] = []
 #if os(Linux)
     // The bare, app-path and full-stack sides share one transport: they differ only in what runs before it.
     let curlTransport = try CurlTransport(additionalTrustedCertificates: authority)
-    let bare = Network(transport: curlTransport)
+    /// A side sending the small route to `url` over `transport` through `middleware`; with none, the route sets the
+    /// app's two headers itself.
+    func curlSide(_ name: String, to url: URL, over transport: CurlTransport, middleware: [any Middleware]) -> Side {
+        let network = Network(transport: transport, middleware: middleware)
+        let route = SmallRoute(url: url, headers: middleware.isEmpty ? appHeaders : nil)
+        return Side(name: name) {
+            let _: Profile = try await network.send(route)
+        }
+    }
     let bareRoute = SmallRoute(url: small, headers: appHeaders)
-    sides.append(
-        Side(name: "Curl bare") {
-            let _: Profile = try await bare.send(bareRoute)
-        })
-    let curl64 = Network(
-        transport: try CurlTransport(maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority))
-    sides.append(
-        Side(name: "Curl bare, 64/host") {
-            let _: Profile = try await curl64.send(bareRoute)
-        })
-    let app = Network(transport: curlTransport, middleware: appPath())
-    sides.append(
-        Side(name: "Curl app path") {
-            let _: Profile = try await app.send(SmallRoute(url: small))
-        })
-    let full = Network(transport: curlTransport, middleware: fullStack())
-    sides.append(
-        Side(name: "Curl full stack") {
-            let _: Profile = try await full.send(SmallRoute(url: small))
-        })
+    sides.append(curlSide("Curl bare", to: small, over: curlTransport, middleware: []))
+    let curl64 = try CurlTransport(maximumConnectionsPerHost: 64, additionalTrustedCertificates: authority)
+    sides.append(curlSide("Curl bare, 64/host", to: small, over: curl64, middleware: []))
+    sides.append(curlSide("Curl app path", to: small, over: curlTransport, middleware: appPath()))
+    sides.append(curlSide("Curl full stack", to: small, over: curlTransport, middleware: fullStack()))
     if let otherHost = value(of: "--also-host"), var byName = URLComponents(url: small, resolvingAgainstBaseURL: false)
     {
         byName.host = otherHost
         let named = byName.url ?? small
         let namedTransport = try CurlTransport(additionalTrustedCertificates: authority)
-        let namedBare = Network(transport: namedTransport)
-        let namedBareRoute = SmallRoute(url: named, headers: appHeaders)
-        sides.append(
-            Side(name: "Curl bare, \(otherHost)") {
-                let _: Profile = try await namedBare.send(namedBareRoute)
-            })
-        let namedApp = Network(transport: namedTransport, middleware: appPath())
-        sides.append(
-            Side(name: "Curl app, \(otherHost)") {
-                let _: Profile = try await namedApp.send(SmallRoute(url: named))
-            })
+        sides.append(curlSide("Curl bare, \(otherHost)", to: named, over: namedTransport, middleware: []))
+        sides.append(curlSide("Curl app, \(otherHost)", to: named, over: namedTransport, middleware: appPath()))
         // AHC's 64/host to the other host too, so each spelling has its reference (AHC is not the one compared to).
         let (otherAHC, otherClient) = ahcSide("AHC 64/host, \(otherHost)", connectionsPerHost: 64, target: named)
         sides.append(otherAHC)
