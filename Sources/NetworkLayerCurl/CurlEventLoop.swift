@@ -92,8 +92,14 @@ import NetworkLayerSupport
         /// caller's thread is one of Swift's cooperative threads.
         private let callersMayDrive = CurlLibrary.resolvesAsynchronously
 
-        /// Makes the multi handle and its poller, and starts the thread.
-        init(rules: CurlTransferRules, maximumConnectionsPerHost: Int) throws(CurlTransport.Unavailable) {
+        /// Whether the loop's thread has returned, and who waits for it to.
+        private let ending = Locked(CurlLoopEnding())
+
+        /// Makes the multi handle and its poller, and starts the thread: the loop numbered `index` in `pool`, which
+        /// may open `maximumConnectionsPerHost` connections to a host.
+        init(
+            rules: CurlTransferRules, maximumConnectionsPerHost: Int, pool: CurlPool, index: Int
+        ) throws(CurlTransport.Unavailable) {
             guard let multi = nl_curl_multi_init() else {
                 throw CurlTransport.Unavailable(reason: "curl_multi_init failed")
             }
@@ -111,8 +117,7 @@ import NetworkLayerSupport
             self.poller = CurlPoller(pointer: poller)
             driver = CurlDriver(
                 CurlTransfers(
-                    multi: multi, poller: poller, rules: rules, connectionsPerHost: max(1, maximumConnectionsPerHost),
-                    load: counted))
+                    multi: multi, poller: poller, rules: rules, pool: pool, index: index, load: counted))
             let thread = Thread { [self] in run() }
             thread.name = "NetworkLayer.CurlTransport"
             thread.start()
@@ -156,14 +161,32 @@ import NetworkLayerSupport
             hand(.cancel(id))
         }
 
-        /// Stops the thread after it has removed every transfer and freed every easy handle.
+        /// Stops the thread after it has removed every transfer (their callers are answered with `error`) and freed
+        /// every easy handle, its connections, its multi handle and its poller.
         func shutDown() {
             hand(.stop)
         }
 
-        /// Adds to the inbox, and wakes the loop if it waits.
+        /// Returns once the loop's thread has returned, its handles and descriptors freed.
+        func stopped() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if ending.withLock({ $0.wait(continuation) }) { continuation.resume() }
+            }
+        }
+
+        /// Adds to the inbox, and wakes the loop if it waits. A loop that has stopped takes nothing: a send handed
+        /// to it then is answered at once. The wake-up is made under the inbox's lock, which the loop's thread takes
+        /// to close the inbox before it frees the poller.
         private func hand(_ item: CurlInbox<CurlSubmission>.Item) {
-            if inbox.withLock({ $0.add(item) }) { nl_curl_poller_wake(poller.pointer) }
+            let accepted = inbox.withLock { inbox in
+                guard !inbox.isClosed else { return false }
+                if inbox.add(item) { nl_curl_poller_wake(poller.pointer) }
+                return true
+            }
+            if !accepted, case .submit(let submission) = item {
+                counted.leave()
+                CurlTransfers.refuse(submission)
+            }
         }
 
         /// The loop thread's body: a turn with the driver's lock, then a wait without it.
@@ -179,6 +202,12 @@ import NetworkLayerSupport
                     let batch = inbox.withLock { $0.take() }
                     if batch.isStopping {
                         transfers.removeAll()
+                        let late = inbox.withLock { $0.close() }
+                        for submission in batch.submissions + late.submissions {
+                            counted.leave()
+                            CurlTransfers.refuse(submission)
+                        }
+                        transfers.release()
                         return nil
                     }
                     for submission in batch.submissions { transfers.start(submission) }
@@ -189,10 +218,125 @@ import NetworkLayerSupport
                     guard inbox.withLock({ $0.prepareToWait() }) else { return 0 }
                     return transfers.prepareToWait()
                 }
-                guard let timeout else { return }
+                guard let timeout else {
+                    for waiter in ending.withLock({ $0.end() }) { waiter.resume() }
+                    return
+                }
                 ready = Int(max(0, nl_curl_poller_wait(poller.pointer, timeout, &sockets, &actions, Int32(capacity))))
                 inbox.withLock { $0.endWait() }
             }
+        }
+    }
+
+    /// The loop the transport's pool placed a send on, once it has (a send waiting in the pool has none yet): where
+    /// its cancellation and its stream's resumptions go. Set once, by whoever places the send, before the send can
+    /// start; a cancellation that finds none finds the send still in the pool, or about to start and see that it
+    /// ended.
+    final class CurlRoute: Sendable {
+        /// The key of the send's host in the pool (``CurlHostPool/host(ofURL:)``).
+        let host: String
+        private let placed = Atomic<Int>(-1)
+
+        init(host: String) {
+            self.host = host
+        }
+
+        /// Notes the loop the send runs on.
+        func place(onLoop index: Int) {
+            placed.store(index, ordering: .sequentiallyConsistent)
+        }
+
+        /// The loop the send runs on, if it has been placed.
+        var loop: Int? {
+            let index = placed.load(ordering: .sequentiallyConsistent)
+            return index < 0 ? nil : index
+        }
+    }
+
+    /// A transport's loops and the pool that places its sends on them.
+    struct CurlLoops: Sendable {
+        let loops: [CurlEventLoop]
+        let pool: CurlPool
+
+        /// Places a new send: on the least busy loop with a free connection to its host, or in the pool until a
+        /// loop frees one; a send that comes after the transport was shut down is answered at once.
+        func place(_ submission: CurlSubmission) {
+            let placement = pool.withLock {
+                $0.place(submission.id, .send(submission), to: submission.route.host, loads: loops.lazy.map(\.load))
+            }
+            switch placement {
+            case .run(let index):
+                submission.route.place(onLoop: index)
+                loops[index].submit(submission)
+            case .wait:
+                break
+            case .refused:
+                CurlTransfers.refuse(submission)
+            }
+        }
+
+        /// Drops a send whose caller has been answered: out of the pool if it waits there, off its loop if not.
+        func cancel(_ id: Int, _ route: CurlRoute) {
+            if pool.withLock({ $0.withdraw(id, from: route.host) }) != nil { return }
+            if let index = route.loop { loops[index].cancel(id) }
+        }
+
+        /// What drops the send `route` leads to, for its deadline and its cancellation.
+        func canceller(for route: CurlRoute) -> @Sendable (Int) -> Void {
+            { id in cancel(id, route) }
+        }
+
+        /// Lets a paused streamed transfer go on, on its loop (one not placed yet has not started).
+        func resume(_ id: Int, _ route: CurlRoute) {
+            if let index = route.loop { loops[index].resume(id) }
+        }
+
+        /// How many sends run on the loops or wait for them.
+        var sendsInFlight: Int {
+            loops.reduce(0) { $0 + $1.load } + pool.withLock { $0.waitingCount }
+        }
+
+        /// Places no more sends, answers those waiting in the pool, and stops every loop.
+        func stop() {
+            for waiter in pool.withLock({ $0.close() }) {
+                if case .send(let submission) = waiter.item { CurlTransfers.refuse(submission) }
+            }
+            for loop in loops { loop.shutDown() }
+        }
+
+        /// Returns once every loop's thread has returned.
+        func stopped() async {
+            for loop in loops { await loop.stopped() }
+        }
+    }
+
+    /// The transport's pool of connections to each host, shared by its loops (``CurlHostPool``).
+    typealias CurlPool = Locked<CurlHostPool<CurlWaiting>>
+
+    /// What waits in the pool: a new send, which runs on the first loop with a connection to its host, or a
+    /// follow-up hop, whose transfer is on its loop already.
+    enum CurlWaiting: Sendable {
+        case send(CurlSubmission)
+        case hop
+    }
+
+    /// Whether a loop's thread has returned, and the callers of ``CurlEventLoop/stopped()`` who wait for it.
+    struct CurlLoopEnding {
+        private var hasEnded = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Keeps `waiter` until the end; true, keeping nothing, when the loop has ended already.
+        mutating func wait(_ waiter: CheckedContinuation<Void, Never>) -> Bool {
+            guard !hasEnded else { return true }
+            waiters.append(waiter)
+            return false
+        }
+
+        /// The loop ended: the waiters to resume.
+        mutating func end() -> [CheckedContinuation<Void, Never>] {
+            hasEnded = true
+            defer { waiters = [] }
+            return waiters
         }
     }
 
@@ -211,11 +355,13 @@ import NetworkLayerSupport
         private var idle: [CurlEasyHandle] = []
         private let connections: CurlConnections
         private let multiplexingNews = CurlMultiplexingNews()
-        /// The sends that wait for a connection to their host, so that libcurl never keeps them waiting itself.
-        private var hostQueue: CurlHostQueue<Int>
-        /// Sends the host queue let go that have yet to be handed to libcurl, and whether they are being handed now
-        /// (a hand-over that fails lets others go: they join the list rather than nest).
-        private var admitted: [Int] = []
+        /// Which sends to each host run on which loop and which wait for a connection, shared by the transport's
+        /// loops, so that libcurl never keeps a send waiting itself; this loop is number `index` there.
+        private let pool: CurlPool
+        private let index: Int
+        /// Sends the pool let go to this loop that have yet to be handed to libcurl, and whether they are being
+        /// handed now (a hand-over that fails lets others go: they join the list rather than nest).
+        private var admitted: [CurlHostPool<CurlWaiting>.Waiter] = []
         private var isHandingAdmitted = false
         /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
         private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
@@ -226,6 +372,8 @@ import NetworkLayerSupport
         private var waitEnds: UInt64 = 0
         /// Whether the loop has stopped: its transfers are removed and it takes no more.
         private var isStopped = false
+        /// Whether the multi handle, the poller and the authorities' blob are freed (the loop stopped).
+        private var isReleased = false
         /// How many idle easy handles are kept for reuse.
         private static let idleLimit = 32
         /// The longest wait, in milliseconds, when libcurl has no timer set.
@@ -234,11 +382,12 @@ import NetworkLayerSupport
         private static let settleLimit = 16
 
         init(
-            multi: UnsafeMutableRawPointer, poller: OpaquePointer, rules: CurlTransferRules,
-            connectionsPerHost: Int, load: CurlLoad
+            multi: UnsafeMutableRawPointer, poller: OpaquePointer, rules: CurlTransferRules, pool: CurlPool,
+            index: Int, load: CurlLoad
         ) {
             self.multi = multi
-            self.hostQueue = CurlHostQueue(connectionsPerHost: connectionsPerHost)
+            self.pool = pool
+            self.index = index
             self.poller = poller
             self.rules = rules
             self.load = load
@@ -255,12 +404,28 @@ import NetworkLayerSupport
             }
         }
 
-        /// Runs after the loop's thread returned from ``removeAll()``: frees the multi handle, then its poller (which
-        /// libcurl may still tell about sockets as it closes them), then the blob every easy handle pointed at.
+        /// Frees what ``release()`` has not.
         deinit {
+            release()
+        }
+
+        /// Runs after ``removeAll()``, as the loop's thread stops: frees the multi handle (which closes its
+        /// connections), then its poller (which libcurl may still tell about sockets as it closes them), then the
+        /// blob every easy handle pointed at. Nothing calls libcurl with them after: the inbox is closed, so no one
+        /// wakes the poller, and a caller that finds the loop free sees it stopped.
+        func release() {
+            guard !isReleased else { return }
+            isReleased = true
             _ = nl_curl_multi_cleanup(multi)
             nl_curl_poller_free(poller)
             authorities?.deallocate()
+        }
+
+        /// Answers a send that a stopped loop will never run: the transport was shut down.
+        static func refuse(_ submission: CurlSubmission) {
+            let error = CurlTransport.shutDownError(for: submission.request)
+            SendState.end(submission.state, with: .failure(error), workFinished: true, cancel: { _ in })
+            submission.stream?.fail(error)
         }
 
         /// Counts a transfer's send out of the loop, unless it left as its caller was answered early.
@@ -312,11 +477,17 @@ import NetworkLayerSupport
             return true
         }
 
-        /// Starts a send unless it ended while it waited in the inbox.
+        /// Starts a send the pool placed on this loop (counted there as running), unless it ended while it waited
+        /// in the inbox or the pool.
         func start(_ submission: CurlSubmission) {
-            guard !submission.state.withLock({ $0.hasEnded }) else { return load.leave() }
+            guard !submission.state.withLock({ $0.hasEnded }) else {
+                load.leave()
+                handOver(leavePool(submission.route.host, multiplexes: nil))
+                return
+            }
             guard let easy = idle.popLast() ?? CurlEasyHandle() else {
                 load.leave()
+                handOver(leavePool(submission.route.host, multiplexes: nil))
                 let error = NetworkError.transport(
                     .other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
                 return SendState.end(submission.state, with: .failure(error), workFinished: true, cancel: { _ in })
@@ -325,24 +496,31 @@ import NetworkLayerSupport
                 CurlTransfer(
                     submission, rules: rules, easy: easy, authorities: authorities.map(UnsafeRawBufferPointer.init),
                     connections: connections, multiplexingNews: multiplexingNews, chunkBuffers: chunkBuffers,
-                    load: load))
+                    load: load),
+                placed: true)
         }
 
-        /// Sets up the transfer's current hop and hands it to libcurl, or to the host queue while libcurl runs as
-        /// many sends to its host as the loop may open connections to it.
-        private func begin(_ transfer: CurlTransfer) {
+        /// Sets up the transfer's current hop and hands it to libcurl: at once for a first hop the pool placed here
+        /// (`placed`), otherwise once the pool has a connection of this loop for its host.
+        private func begin(_ transfer: CurlTransfer, placed: Bool = false) {
             if let error = transfer.configure() {
                 recycle(transfer)
+                if placed { handOver(leavePool(transfer.submission.route.host, multiplexes: nil)) }
                 return SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
             }
             let id = transfer.submission.id
             byID[id] = transfer
             idByHandle[transfer.easy.pointer] = id
-            if hostQueue.admit(id, to: transfer.queuedHost) {
+            if placed || pool.withLock({ $0.admit(id, .hop, to: transfer.queuedHost, onLoop: index) }) {
                 run(transfer)
             } else {
                 transfer.hop.waitForConnection()
             }
+        }
+
+        /// Notes in the pool that a send to `host` on this loop left libcurl; the sends that run here now.
+        private func leavePool(_ host: String, multiplexes: Bool?) -> [CurlHostPool<CurlWaiting>.Waiter] {
+            pool.withLock { $0.leave(host, fromLoop: index, multiplexes: multiplexes) }
         }
 
         /// Hands a configured hop to libcurl.
@@ -359,54 +537,66 @@ import NetworkLayerSupport
         private func remove(_ transfer: CurlTransfer) -> Bool {
             if transfer.hop.isWaitingForConnection {
                 transfer.hop.leaveHostQueue()
-                _ = hostQueue.withdraw(transfer.submission.id, from: transfer.queuedHost)
+                _ = pool.withLock { $0.withdraw(transfer.submission.id, from: transfer.queuedHost) }
                 return false
             }
             _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
-            return handOver(hostQueue.leave(transfer.queuedHost, multiplexes: transfer.replyMultiplexes))
+            return handOver(leavePool(transfer.queuedHost, multiplexes: transfer.replyMultiplexes))
         }
 
         /// Lets the sends that wait for hosts whose replies came over HTTP/2 during this turn share their connection;
         /// returns whether it started any.
         private func learnMultiplexing() -> Bool {
             var started = false
-            for host in multiplexingNews.take() where handOver(hostQueue.learnMultiplexing(of: host)) {
+            for host in multiplexingNews.take()
+            where handOver(pool.withLock({ $0.learnMultiplexing(of: host, onLoop: index) })) {
                 started = true
             }
             return started
         }
 
-        /// Hands libcurl the sends the host queue let go (counted as running there); returns whether there were
-        /// any. A send that ended while it waited (its cancellation still on its way in the inbox) is not sent: its
-        /// turn goes to the next one. Hand-overs that let others go (a failed one) add them to the list rather than
-        /// nest.
-        private func handOver(_ next: [Int]) -> Bool {
+        /// Hands libcurl the sends the pool let go to this loop (counted as running here): a new send starts, a
+        /// follow-up hop runs; returns whether there were any. A send that ended while it waited (its cancellation
+        /// still on its way) is not sent: its turn goes to the next one. Hand-overs that let others go (a failed one)
+        /// add them to the list rather than nest.
+        @discardableResult
+        private func handOver(_ next: [CurlHostPool<CurlWaiting>.Waiter]) -> Bool {
             guard !next.isEmpty else { return false }
             admit(next)
             guard !isHandingAdmitted else { return true }
             isHandingAdmitted = true
-            var index = 0
-            while index < admitted.count {
-                if let transfer = byID[admitted[index]] {
-                    if transfer.state.withLock({ $0.hasEnded }) {
-                        admit(hostQueue.leave(transfer.queuedHost, multiplexes: nil))
-                        recycle(transfer)
-                    } else {
-                        run(transfer)
+            var position = 0
+            while position < admitted.count {
+                let waiter = admitted[position]
+                switch waiter.item {
+                case .send(let submission):
+                    submission.route.place(onLoop: index)
+                    load.sends.add(1, ordering: .relaxed)
+                    start(submission)
+                case .hop:
+                    if let transfer = byID[waiter.id] {
+                        if transfer.state.withLock({ $0.hasEnded }) {
+                            admit(leavePool(transfer.queuedHost, multiplexes: nil))
+                            recycle(transfer)
+                        } else {
+                            run(transfer)
+                        }
                     }
                 }
-                index += 1
+                position += 1
             }
             admitted = []
             isHandingAdmitted = false
             return true
         }
 
-        /// Notes sends the host queue let go as no longer waiting (a removal before their hand-over then counts them
-        /// as running) and lists them for the hand-over.
-        private func admit(_ ids: [Int]) {
-            for id in ids { byID[id]?.hop.leaveHostQueue() }
-            admitted += ids
+        /// Notes hops the pool let go as no longer waiting (a removal before their hand-over then counts them as
+        /// running) and lists every send let go for the hand-over.
+        private func admit(_ waiters: [CurlHostPool<CurlWaiting>.Waiter]) {
+            for waiter in waiters {
+                if case .hop = waiter.item { byID[waiter.id]?.hop.leaveHostQueue() }
+            }
+            admitted += waiters
         }
 
         /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
@@ -501,13 +691,15 @@ import NetworkLayerSupport
             }
         }
 
-        /// Removes every transfer (their callers are cancelled) and frees every easy handle; the loop takes no more.
+        /// Removes every transfer (their callers are answered: the transport shut down) and frees every easy handle;
+        /// the loop takes no more. The pool is left as it is: the transport stops every loop.
         func removeAll() {
             isStopped = true
             for transfer in byID.values {
                 _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
-                SendState.end(transfer.state, with: .failure(CancellationError()), workFinished: true, cancel: { _ in })
-                transfer.submission.stream?.fail(.cancelled)
+                let error = CurlTransport.shutDownError(for: transfer.submission.request)
+                SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
+                transfer.submission.stream?.fail(error)
                 transfer.easy.cleanUp()
                 sendLeft(of: transfer)
             }

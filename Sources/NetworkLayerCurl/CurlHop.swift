@@ -24,7 +24,7 @@ import NetworkLayerSupport
 
         /// The phases of a hop, in the order they come.
         enum Phase {
-            /// Waiting in its loop's ``CurlHostQueue`` for a connection to its host.
+            /// Waiting in the transport's ``CurlHostPool`` for a connection of its loop to its host.
             case waitingForConnection
             /// In libcurl: the request goes out and the response's head arrives.
             case sending

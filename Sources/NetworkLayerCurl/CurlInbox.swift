@@ -32,6 +32,8 @@ struct CurlInbox<Submission> {
     private var batch = Batch()
     /// Whether the loop waits, or is about to, and nobody has woken it since.
     private var isWaiting = false
+    /// Whether the loop has stopped and takes nothing more: whoever hands it something must check first.
+    private(set) var isClosed = false
 
     /// Whether nothing waits for the loop.
     var isEmpty: Bool {
@@ -40,6 +42,7 @@ struct CurlInbox<Submission> {
 
     /// Adds `item`; returns whether the caller must wake the loop (it waits, and this is the first item since).
     mutating func add(_ item: Item) -> Bool {
+        precondition(!isClosed, "nothing is handed to a loop that has stopped")
         switch item {
         case .submit(let submission): batch.submissions.append(submission)
         case .cancel(let id): batch.cancellations.append(id)
@@ -62,6 +65,15 @@ struct CurlInbox<Submission> {
         guard isEmpty else { return false }
         isWaiting = true
         return true
+    }
+
+    /// Called by the loop as it stops: it takes nothing more, and what was handed to it since its last turn is
+    /// returned, for the loop to answer.
+    mutating func close() -> Batch {
+        isClosed = true
+        isWaiting = false
+        defer { batch = Batch(isStopping: true) }
+        return batch
     }
 
     /// Called by the loop once its wait returned, woken or not.

@@ -18,18 +18,6 @@ struct CurlLoopPlan: Equatable {
     /// How many loops there are.
     var loopCount: Int { connectionsPerHost.count }
 
-    /// The loop to take the next send: the one with the fewest sends, the first of those on a tie, so that sends
-    /// one after another stay on one loop and its kept-alive connection.
-    static func loop(forNextSendAmong loads: some Sequence<Int>) -> Int {
-        var chosen = 0
-        var fewest = Int.max
-        for (index, load) in loads.enumerated() where load < fewest {
-            chosen = index
-            fewest = load
-        }
-        return chosen
-    }
-
     /// Whether a caller starts its own send (when it finds the loop waiting) rather than leave it in the inbox for
     /// the loop's thread: only when the send is the loop's only one, so that under load the loop's thread starts
     /// every send and callers do not take turns with it for the loop. A caller's thread is one of Swift's

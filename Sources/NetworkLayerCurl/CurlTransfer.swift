@@ -15,6 +15,9 @@ import NetworkLayerSupport
         let id: Int
         let request: URLRequest
         let state: Locked<SendState<Int, CurlReply>>
+        /// The key of the request's host in the transport's pool, and the loop the pool placed the send on, once it
+        /// has.
+        let route: CurlRoute
         /// Where the body goes as it arrives, for a streamed send; `nil` to collect it whole.
         var stream: BodyStream? = nil
         /// The body to upload, which travels beside the request; `nil` for a body in `request.httpBody`.
@@ -54,7 +57,7 @@ import NetworkLayerSupport
         let authorities: UnsafeRawBufferPointer?
         /// The sockets of the loop's connections, for the check of a reused one.
         let connections: CurlConnections
-        /// Where the transfer notes that its host multiplexes, for the loop's host queue.
+        /// Where the transfer notes that its host multiplexes, for the transport's pool.
         let multiplexingNews: CurlMultiplexingNews
         private(set) var chain: RedirectChain
         private(set) var head: HeaderBlock
@@ -69,7 +72,7 @@ import NetworkLayerSupport
         private var pending: JoinedChunk
         /// The sockets libcurl opened for the current hop.
         private var openedSockets: [Int32] = []
-        /// The key of the current hop's host in its loop's ``CurlHostQueue``, set by ``configure()``.
+        /// The key of the current hop's host in the transport's ``CurlHostPool``, set by ``configure()``.
         private(set) var queuedHost = ""
         /// Whether the current hop goes over TLS.
         private var isOverTLS = false
@@ -141,8 +144,14 @@ import NetworkLayerSupport
             }
             easy.holdsPlainGETOptions = false
             let text = url.absoluteString
-            queuedHost = CurlHostQueue<Int>.host(ofURL: text)
+            queuedHost = CurlHostPool<CurlWaiting>.host(ofURL: text)
             isOverTLS = queuedHost.utf8.starts(with: "https:".utf8)
+            // Over TLS, a send to a host whose connection is still being made waits for its handshake, which says
+            // whether the connection multiplexes (HTTP/2), rather than open one more. Never in clear: there HTTP/2 is
+            // never used, and libcurl would learn it from the first response's status line, so every other send to
+            // the host waited behind a slow first response (measured: 200 concurrent GETs, the first one held 3 s by
+            // the server, the sends its thread took after it all timed out at 1 s).
+            easy.set(NLCURLOPT_PIPEWAIT, isOverTLS ? 1 : 0)
             easy.set(NLCURLOPT_URL, text)
             easy.setPointer(NLCURLOPT_WRITEDATA, user)
             easy.setPointer(NLCURLOPT_HEADERDATA, user)
@@ -163,7 +172,6 @@ import NetworkLayerSupport
             easy.set(NLCURLOPT_PROTOCOLS, NLCURLPROTO_HTTP | NLCURLPROTO_HTTPS)
             easy.set(NLCURLOPT_ACCEPT_ENCODING, "")
             easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_2TLS)
-            easy.set(NLCURLOPT_PIPEWAIT, 1)
             // A proxy's answer to CONNECT ("200 Connection established", from `https_proxy`) is not the server's
             // response: without this libcurl hands its head to the header callback, and a stream took it for the
             // response's.

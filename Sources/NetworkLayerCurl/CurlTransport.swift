@@ -18,15 +18,18 @@ import NetworkLayerSupport
     /// libcurl is loaded when the first transport is made (`libcurl.so.4`, which FoundationNetworking loads too); the
     /// package neither links it nor needs its headers. ``threadCount`` threads (one per core, up to 8, by default)
     /// run the transfers, each with its own `curl_multi` handle, driven through libcurl's socket interface on an epoll
-    /// set, and its own connections; a send goes to the thread with the fewest sends, so requests one after another
-    /// stay on one kept-alive connection. A send that finds its thread idle and waiting (unless it is an upload, or
+    /// set, and its own connections. One pool places every send: on the least busy thread with a free connection to
+    /// its host (so requests one after another stay on one kept-alive connection); when every connection to the host
+    /// is busy, on every thread, the send waits and goes to the first connection to come free, in the order sends
+    /// came. A send that finds its thread idle and waiting (unless it is an upload, or
     /// libcurl resolves host names synchronously) is started by the caller itself, without waking the thread: the
     /// thread wakes for the response. When a plain `GET` is its thread's only send and its response announces its
     /// length (and is no redirect, and not content-coded), the caller is answered as the body's last byte arrives,
     /// before libcurl has finished the transfer. Connections are kept alive and reused, HTTP/2 is used over TLS when
     /// the server offers it (requests to one host then share a connection per thread), and at most
     /// ``maximumConnectionsPerHost`` connections (16 by default) are opened to one host, over all threads; further
-    /// sends to that host wait their turn in the transport, in the order they came.
+    /// sends to that host wait their turn in the transport, in the order they came. ``shutdown(gracePeriod:)`` stops
+    /// a transport at a known moment, after its sends in flight; a transport that is released stops by itself.
     ///
     /// What it guarantees, enforced in its own libcurl callbacks, the same whichever libcurl (7.68 or later) the system
     /// has:
@@ -64,10 +67,16 @@ import NetworkLayerSupport
         public let maximumResponseSize: Int
         /// The largest header block accepted, in bytes, interim responses and trailers included.
         public let maximumHeaderSize: Int
-        /// The most connections open to one host at a time, over all threads: each thread may open its share
-        /// (16 over 2 threads: 8 each), and a request waits, in the order it came, for a connection of its
-        /// thread's share (its deadline counts while it waits). Requests to a host that answers over HTTP/2 share
-        /// one connection per thread instead of waiting.
+        /// The most connections open to one host at a time, over all threads (each thread opens its share: 16
+        /// over 2 threads, 8 each). A request waits only when all of them are busy, and then for the first to come
+        /// free, on any thread, in the order requests came; its deadline counts while it waits. Requests to a host
+        /// that answers over HTTP/2 share one connection per thread instead of waiting.
+        ///
+        /// Over HTTP/1.1 this is how many requests to one server run at once. Size it for the slow requests you
+        /// expect: if some of a host's answers can take seconds, the others share what those leave, so a pool as
+        /// large as the slow requests you allow at once, plus room for the rest, keeps the quick ones from waiting
+        /// on them (16 by default; a server behind one backend often takes 64 or more). Each connection is a
+        /// descriptor, and each thread's share is opened only as its requests need it.
         public let maximumConnectionsPerHost: Int
         /// How many threads run transfers, each with its own connections: the number asked for, or fewer when
         /// ``maximumConnectionsPerHost`` is smaller (every thread may open one connection to a host at least).
@@ -78,11 +87,13 @@ import NetworkLayerSupport
         /// ``NetworkError/TransportFailure/insecureConnection``.
         public let minimumTLSVersion: TLSVersion
 
-        private let loops: [CurlEventLoop]
+        private let loops: CurlLoops
         /// What every transfer and WebSocket of this transport is held to.
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
         private let lastID = Locked(0)
+        /// Whether ``shutdown(gracePeriod:)`` has been called: the transport takes no new work.
+        private let isShuttingDown = Atomic(false)
 
         /// The default cap on a response body: 100 MiB.
         public static let defaultMaximumResponseSize = ResponseSizeLimit.defaultMaximum
@@ -151,40 +162,90 @@ import NetworkLayerSupport
                 minimumTLSVersion: minimumTLSVersion == .tls13
                     ? Int(NLCURL_SSLVERSION_TLSv1_3) : Int(NLCURL_SSLVERSION_TLSv1_2))
             let plan = CurlLoopPlan(threads: threadCount, maximumConnectionsPerHost: maximumConnectionsPerHost)
+            let pool = CurlPool(CurlHostPool(connectionsPerHost: plan.connectionsPerHost))
             var loops: [CurlEventLoop] = []
             do {
-                for connections in plan.connectionsPerHost {
-                    loops.append(try CurlEventLoop(rules: rules, maximumConnectionsPerHost: connections))
+                for (index, connections) in plan.connectionsPerHost.enumerated() {
+                    loops.append(
+                        try CurlEventLoop(
+                            rules: rules, maximumConnectionsPerHost: connections, pool: pool, index: index))
                 }
             } catch {
                 // Each started loop's thread holds its loop: stop them, or they would run for ever.
                 for loop in loops { loop.shutDown() }
                 throw error
             }
-            self.loops = loops
+            self.loops = CurlLoops(loops: loops, pool: pool)
             self.rules = rules
             self.threadCount = plan.loopCount
         }
 
         deinit {
-            for loop in loops { loop.shutDown() }
+            loops.stop()
+        }
+
+        /// Stops the transport once its work is done: it takes no new send from the moment it is called (a send,
+        /// stream, upload or WebSocket asked for then fails at once with
+        /// ``NetworkError/TransportFailure/other``, "the transport was shut down"), lets the sends in flight finish
+        /// for at most `gracePeriod` (a streamed body counts until its reader has it all), answers those still
+        /// unfinished with the same error, and then frees its threads, connections and descriptors: it returns once
+        /// they are. A cancelled task ends the grace period at once. WebSockets it opened run on connections of
+        /// their own and are not touched: close them first.
+        ///
+        /// A process may also exit without it: nothing is written on the transport's behalf that an exit could
+        /// leave half done (a resumable download's partial file stays resumable), and a transport that is
+        /// released stops its threads by itself, without waiting for its sends. Call it where a server drains its
+        /// work before it exits (on SIGTERM, or when a service group's graceful shutdown starts), or to free a
+        /// transport's threads at a known moment.
+        ///
+        /// - Parameter gracePeriod: How long sends in flight may take to finish. Defaults to 30 seconds.
+        public func shutdown(gracePeriod: Duration = .seconds(30)) async {
+            isShuttingDown.store(true, ordering: .sequentiallyConsistent)
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: gracePeriod)
+            // Bounded by the grace period: a send in flight ends, or its caller's deadline answers it.
+            while loops.sendsInFlight > 0, clock.now < deadline, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            loops.stop()
+            await loops.stopped()
+        }
+
+        /// Throws the error of a transport that was shut down, once ``shutdown(gracePeriod:)`` has been called.
+        private func acceptWork(_ request: URLRequest) throws(NetworkError) {
+            if isShuttingDown.load(ordering: .relaxed) { throw Self.shutDownError(for: request) }
+        }
+
+        /// The error of a send that a transport shut down refused or left unfinished: ``NetworkError/TransportFailure/other``,
+        /// "the transport was shut down".
+        static func shutDownError(for request: URLRequest) -> NetworkError {
+            .transport(
+                .other,
+                underlyingError: URLError(
+                    .cancelled, description: "the transport was shut down (CurlTransport.shutdown)", url: request.url))
         }
 
         /// How many sends their callers started on a waiting loop, rather than its thread, for tests.
-        package var sendsStartedByCallers: Int { loops.reduce(0) { $0 + $1.sendsStartedByCallers } }
+        package var sendsStartedByCallers: Int { loops.loops.reduce(0) { $0 + $1.sendsStartedByCallers } }
 
         /// How many turns the loops' threads have taken, for tests.
-        package var turns: Int { loops.reduce(0) { $0 + $1.turns } }
+        package var turns: Int { loops.loops.reduce(0) { $0 + $1.turns } }
 
         /// How many sends were answered as their bodies completed, before libcurl finished them, for tests.
-        package var sendsAnsweredEarly: Int { loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
+        package var sendsAnsweredEarly: Int { loops.loops.reduce(0) { $0 + $1.sendsAnsweredEarly } }
 
         /// How many sends the loops count as running or yet to start, for tests.
-        package var sendsOnLoops: Int { loops.reduce(0) { $0 + $1.load } }
+        package var sendsOnLoops: Int { loops.loops.reduce(0) { $0 + $1.load } }
 
-        /// The loop for the next send: the least busy one.
-        private func nextLoop() -> CurlEventLoop {
-            loops[CurlLoopPlan.loop(forNextSendAmong: loops.lazy.map(\.load))]
+        /// How many sends run on the loops or wait in the pool for a connection, for tests.
+        package var sendsInFlight: Int { loops.sendsInFlight }
+
+        /// A new send's number.
+        private func nextID() -> Int {
+            lastID.withLock { id in
+                id &+= 1
+                return id
+            }
         }
 
         /// The system's certificate authorities and those in `file`, for libcurl; it would otherwise replace the
@@ -247,28 +308,27 @@ import NetworkLayerSupport
         /// Streams a request that `RequestRules` checked (`DeadlineKeepingTransport`).
         @_spi(TransportKit)
         public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
-            let id = lastID.withLock { id in
-                id &+= 1
-                return id
-            }
-            let loop = nextLoop()
+            try acceptWork(request)
+            let id = nextID()
+            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
+            let loops = self.loops
             let stream = BodyStream(label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
             // The body keeps the transport (whose end stops its loops) alive for as long as it is read.
             stream.attach(
                 .init(
-                    resume: { withExtendedLifetime(self) { loop.resume(id) } },
-                    cancel: { withExtendedLifetime(self) { loop.cancel(id) } }))
+                    resume: { withExtendedLifetime(self) { loops.resume(id, send) } },
+                    cancel: { withExtendedLifetime(self) { loops.cancel(id, send) } }))
             let (_, received) = try await SendState<Int, CurlReply>.perform(
-                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+                request, within: request.timeoutInterval, in: deadlines, cancel: loops.canceller(for: send)
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
-                loop.submit(CurlSubmission(id: id, request: request, state: state, stream: stream))
+                loops.place(CurlSubmission(id: id, request: request, state: state, route: send, stream: stream))
             }
             let response: HTTPURLResponse
             do {
                 response = try received.httpURLResponse()
             } catch {
-                loop.cancel(id)  // nobody will read the body: its transfer must not wait for a reader
+                loops.cancel(id, send)  // nobody will read the body: its transfer must not wait for a reader
                 throw error
             }
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
@@ -288,26 +348,26 @@ import NetworkLayerSupport
         /// Sends a request that `RequestRules` checked with `body` as its body (`DeadlineKeepingTransport`).
         @_spi(TransportKit)
         public func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
-            let id = lastID.withLock { id in
-                id &+= 1
-                return id
-            }
-            let loop = nextLoop()
+            try acceptWork(request)
+            let id = nextID()
+            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
+            let loops = self.loops
             var pipe: ChunkPipe?
             if case .stream(let chunks) = body.source {
                 if chunks.isTaken { throw OneShotChunks.alreadySent }
-                let started = ChunkPipe(whenReadable: { loop.resume(id) })
+                let started = ChunkPipe(whenReadable: { loops.resume(id, send) })
                 guard started.start(chunks) else { throw OneShotChunks.alreadySent }
                 pipe = started
             }
             defer { pipe?.close() }
             let submissionPipe = pipe
             let (data, received) = try await SendState<Int, CurlReply>.perform(
-                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+                request, within: request.timeoutInterval, in: deadlines, cancel: loops.canceller(for: send)
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
-                loop.submit(
-                    CurlSubmission(id: id, request: request, state: state, upload: body, uploadPipe: submissionPipe))
+                loops.place(
+                    CurlSubmission(
+                        id: id, request: request, state: state, route: send, upload: body, uploadPipe: submissionPipe))
             }
             return (data, try received.httpURLResponse())
         }
@@ -320,16 +380,15 @@ import NetworkLayerSupport
 
         /// Sends a request that `RequestRules` checked, with the head as it arrived (`DeadlineKeepingTransport`).
         @_spi(TransportKit) public func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
-            let id = lastID.withLock { id in
-                id &+= 1
-                return id
-            }
-            let loop = nextLoop()
+            try acceptWork(request)
+            let id = nextID()
+            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
+            let loops = self.loops
             return try await SendState<Int, CurlReply>.perform(
-                request, within: request.timeoutInterval, in: deadlines, cancel: loop.cancel
+                request, within: request.timeoutInterval, in: deadlines, cancel: loops.canceller(for: send)
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
-                loop.submit(CurlSubmission(id: id, request: request, state: state))
+                loops.place(CurlSubmission(id: id, request: request, state: state, route: send))
             }
         }
     }
@@ -348,6 +407,7 @@ import NetworkLayerSupport
         ///   connection's failure as a send's.
         public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
             let checked = try RequestRules.check(request.withWebSocketSchemeAsHTTP)
+            try acceptWork(checked)
             var generator = SystemRandomNumberGenerator()
             let offers = settings.compression && PerMessageDeflate.isAvailable ? [PerMessageDeflate.offer] : []
             let handshake = WebSocketHandshake(

@@ -19,13 +19,6 @@ struct CurlLoopPlanTests {
         #expect(CurlLoopPlan(threads: -2, maximumConnectionsPerHost: 6).loopCount == 1)
     }
 
-    @Test func theNextSendGoesToTheLeastBusyLoopAndTheFirstOnATie() {
-        #expect(CurlLoopPlan.loop(forNextSendAmong: [0, 0]) == 0, "sends one after another stay on one loop")
-        #expect(CurlLoopPlan.loop(forNextSendAmong: [3, 1, 2]) == 1)
-        #expect(CurlLoopPlan.loop(forNextSendAmong: [2, 2, 1, 1]) == 2)
-        #expect(CurlLoopPlan.loop(forNextSendAmong: [5]) == 0)
-    }
-
     @Test func aCallerStartsItsSendOnlyWhenItIsTheLoopsOnlyOneAndSendsNoBody() {
         #expect(CurlLoopPlan.callerStartsSend(sendsAlreadyOnLoop: 0, uploads: false, resolvesAsynchronously: true))
         #expect(

@@ -1,0 +1,129 @@
+#if os(Linux)
+    import Foundation
+    import HTTPTestServer
+    import Testing
+
+    @testable import NetworkLayer
+    @testable import NetworkLayerCore
+    @testable import NetworkLayerCurl
+    @testable import NetworkLayerSupport
+
+    @Suite("CurlTransport's pool over its threads, and its shutdown", .timeLimit(.minutes(3)))
+    struct CurlPoolAndShutdownTests {
+        /// Whether `error` is the error of a transport that was shut down.
+        private func isShutDownError(_ error: (any Error)?) -> Bool {
+            guard case .transport(.other, let underlying)? = error as? NetworkError else { return false }
+            return (underlying as? URLError)?.localizedDescription.contains("shut down") == true
+        }
+
+        @Test func slowRequestsHoldUpOnlyThemselvesWhateverThreadTheyRunOn() async throws {
+            // A backend worker: 200 concurrent GETs with a 1 s deadline, 10 of which the server holds for 3 s, at the
+            // default pool of 16 connections over two threads. The 10 held take 10 connections; the other 190 share
+            // the 6 left, on whichever thread has them. The first send is a held one: before, the sends its thread
+            // took after it waited for its answer (libcurl's wait to learn whether the connection multiplexes).
+            let server = try TestHTTPServer { request in
+                request.path.hasPrefix("/held") ? .delayed(milliseconds: 3000, .json(aliceJSON)) : .json(aliceJSON)
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport(threadCount: 2)
+            try #require(transport.threadCount == 2)
+            let outcomes = await withTaskGroup(of: (held: Bool, error: NetworkError?).self) { group in
+                for index in 0..<200 {
+                    let held = index % 20 == 0
+                    var request = URLRequest(
+                        url: server.baseURL.appendingPathComponent(held ? "held/\(index)" : "quick"))
+                    request.timeoutInterval = 1
+                    group.addTask { [request] in
+                        do {
+                            _ = try await transport.send(request)
+                            return (held, nil)
+                        } catch {
+                            return (held, error as? NetworkError ?? .cancelled)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.count == 200)
+            let failedQuick = outcomes.filter { !$0.held && $0.error != nil }
+            #expect(failedQuick.isEmpty, "a request the server answers at once waited behind held ones: \(failedQuick)")
+            for outcome in outcomes where outcome.held {
+                guard case .transport(.timedOut, _)? = outcome.error else {
+                    Issue.record("a held request ended with \(String(describing: outcome.error))")
+                    continue
+                }
+            }
+        }
+
+        @Test func aTransportShutDownFinishesWhatIsInFlightAndThenTakesNothingNew() async throws {
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+            let server = try TestHTTPServer { request in
+                guard request.path == "/slow" else { return .json(aliceJSON) }
+                arrived.yield()
+                return .delayed(milliseconds: 300, .json(aliceJSON))
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport(threadCount: 2)
+            var slow = URLRequest(url: server.baseURL.appendingPathComponent("slow"))
+            slow.timeoutInterval = 20
+            let inFlight = Task { [slow] in try await transport.send(slow) }
+            var iterator = arrivals.makeAsyncIterator()
+            try #require(await iterator.next() != nil)
+            await transport.shutdown(gracePeriod: .seconds(20))
+            // It returned once its threads had: the send in flight had finished by then, and well.
+            let (data, response) = try await inFlight.value
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self) == aliceJSON)
+            var next = URLRequest(url: server.baseURL.appendingPathComponent("users/1"))
+            next.timeoutInterval = 20
+            await #expect(throws: NetworkError.self) { _ = try await transport.send(next) }
+            do {
+                _ = try await transport.send(next)
+            } catch {
+                #expect(isShutDownError(error), "\(error)")
+            }
+            await #expect(throws: NetworkError.self) { _ = try await transport.stream(next) }
+            await #expect(throws: NetworkError.self) {
+                _ = try await transport.upload(next, from: .data(Data("x".utf8)))
+            }
+            #expect(server.requests.map(\.path) == ["/slow"], "nothing reached the server after the shutdown")
+            await transport.shutdown(gracePeriod: .zero)  // a second call returns too
+        }
+
+        @Test func whatIsStillUnfinishedWhenTheGracePeriodEndsIsAnsweredWithTheShutDownError() async throws {
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+            let server = try TestHTTPServer { request in
+                arrived.yield()
+                return request.path == "/stream" ? .endlessChunkedBody : .hang
+            }
+            defer { server.stop() }
+            // Two connections, one a thread: a third send waits in the pool.
+            let transport = try CurlTransport(maximumConnectionsPerHost: 2, threadCount: 2)
+            var hanging = URLRequest(url: server.baseURL.appendingPathComponent("hang"))
+            hanging.timeoutInterval = 30
+            var streamed = URLRequest(url: server.baseURL.appendingPathComponent("stream"))
+            streamed.timeoutInterval = 30
+            let first = Task { [hanging] in try await transport.send(hanging) }
+            var iterator = arrivals.makeAsyncIterator()
+            try #require(await iterator.next() != nil)
+            let (body, _) = try await transport.stream(streamed)
+            try #require(await iterator.next() != nil)
+            let waiting = Task { [hanging] in try await transport.send(hanging) }
+            for _ in 0..<500 where transport.sendsInFlight < 3 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(transport.sendsOnLoops == 2, "the third waits in the pool: both connections are busy")
+            await transport.shutdown(gracePeriod: .milliseconds(200))
+            for task in [first, waiting] {
+                do {
+                    _ = try await task.value
+                    Issue.record("a send unfinished at the shutdown succeeded")
+                } catch {
+                    #expect(isShutDownError(error), "\(error)")
+                }
+            }
+            await #expect(throws: (any Error).self) {
+                for try await _ in body {}
+            }
+            #expect(server.requests.count == 2, "the waiting send never reached the server")
+        }
+    }
+#endif
