@@ -41,6 +41,12 @@ let package = Package(
             name: "FuzzWebSocketHandshake",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
+        // CurlTransport's pool of connections over its threads: random placements, hops, departures, withdrawals and a
+        // close, checked against a model (no send let go twice or out of turn, no loop over its share).
+        .executableTarget(
+            name: "FuzzHostPool",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
         // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
             name: "FuzzHeaderValues",
