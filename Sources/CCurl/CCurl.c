@@ -12,10 +12,6 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 
 // libcurl's variadic entry points are called through pointers of their own variadic type: the arguments are then
 // passed exactly as curl.h's prototypes pass them, on every ABI (x86_64 and aarch64 differ for variadic calls).
@@ -351,8 +347,12 @@ static void set_state(struct socket_slot *entry, int state) {
     if (entry) entry->flags = (unsigned char)((entry->flags & ~SOCKET_STATE) | state);
 }
 
-// CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN 1, OUT 2, INOUT 3,
-// REMOVE 4). epoll_ctl may be called from any thread, also while another waits on the set.
+// What libcurl's socket callback asks for a socket (curl.h's CURL_POLL_ values), and what a socket's readiness is
+// told to it in (CURL_CSELECT_ values).
+enum { CURL_POLL_IN = 1, CURL_POLL_OUT = 2, CURL_POLL_REMOVE = 4 };
+enum { CURL_CSELECT_IN = 1, CURL_CSELECT_OUT = 2, CURL_CSELECT_ERR = 4 };
+
+// CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what (CURL_POLL_IN, OUT, both, or REMOVE). epoll_ctl may be called from any thread, also while another waits on the set.
 //
 // Only a connection's socket that ``open_socket`` opened may rest in the set once libcurl stops watching it: it
 // leaves the set when it turns ready (a kept-alive connection closed, or sent something unasked: see
@@ -365,7 +365,7 @@ static int watch_socket(void *easy, int socket, int what, void *user, void *assi
     struct nl_curl_poller *poller = user;
     struct socket_slot *entry = socket_entry(poller, socket);
     int state = entry ? (entry->flags & SOCKET_STATE) : SOCKET_ABSENT;
-    if (what == 4) {
+    if (what == CURL_POLL_REMOVE) {
         if (entry && state == SOCKET_WATCHED && (entry->flags & SOCKET_MAY_REST)) {
             set_state(entry, SOCKET_RESTING);
         } else {
@@ -375,7 +375,7 @@ static int watch_socket(void *easy, int socket, int what, void *user, void *assi
         return 0;
     }
     struct epoll_event event = {0};
-    event.events = ((what & 1) ? EPOLLIN : 0) | ((what & 2) ? EPOLLOUT : 0);
+    event.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0);
     event.data.fd = socket;
     int done = state != SOCKET_ABSENT && epoll_ctl(poller->epoll, EPOLL_CTL_MOD, socket, &event) == 0;
     if (!done && epoll_ctl(poller->epoll, EPOLL_CTL_ADD, socket, &event) != 0 &&
@@ -511,10 +511,10 @@ int nl_curl_poller_wait(struct nl_curl_poller *poller, int timeout_ms, int *sock
             continue;
         }
         uint32_t flags = events[index].events;
-        // CURL_CSELECT_IN 1, OUT 2, ERR 4; a hang-up is read as input, where libcurl finds the end.
+        // A hang-up is read as input, where libcurl finds the end.
         sockets[count] = events[index].data.fd;
-        actions[count] = ((flags & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? 1 : 0) | ((flags & EPOLLOUT) ? 2 : 0) |
-                         ((flags & EPOLLERR) ? 4 : 0);
+        actions[count] = ((flags & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? CURL_CSELECT_IN : 0) |
+                         ((flags & EPOLLOUT) ? CURL_CSELECT_OUT : 0) | ((flags & EPOLLERR) ? CURL_CSELECT_ERR : 0);
         count++;
     }
     return count;
@@ -542,92 +542,6 @@ void *nl_curl_multi_next_done(void *multi, int *result) {
         }
     }
     return NULL;
-}
-
-// MARK: Sockets and an epoll set for CurlTransport's own HTTP/1.1 engine
-
-int nl_poll_create(int *wake) {
-    int set = epoll_create1(EPOLL_CLOEXEC);
-    if (set < 0) return -1;
-    int event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    struct epoll_event event = {.events = EPOLLIN, .data = {.fd = event_fd}};
-    if (event_fd < 0 || epoll_ctl(set, EPOLL_CTL_ADD, event_fd, &event) != 0) {
-        if (event_fd >= 0) close(event_fd);
-        close(set);
-        return -1;
-    }
-    *wake = event_fd;
-    return set;
-}
-
-int nl_poll_watch(int set, int socket, int writable) {
-    struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP | (writable ? EPOLLOUT : 0), .data = {.fd = socket}};
-    if (epoll_ctl(set, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
-    return errno == ENOENT ? epoll_ctl(set, EPOLL_CTL_ADD, socket, &event) : -1;
-}
-
-int nl_poll_forget(int set, int socket) { return epoll_ctl(set, EPOLL_CTL_DEL, socket, NULL); }
-
-int nl_poll_wait(int set, int wake, int timeout_ms, int *sockets, int *events, int capacity) {
-    struct epoll_event ready[64];
-    int count = epoll_wait(set, ready, capacity < 64 ? capacity : 64, timeout_ms);
-    if (count < 0) {
-        if (errno != EINTR) usleep(10000);  // a broken set costs no spin
-        return 0;
-    }
-    for (int index = 0; index < count; index++) {
-        uint32_t bits = ready[index].events;
-        sockets[index] = ready[index].data.fd;
-        events[index] = ((bits & EPOLLIN) ? 1 : 0) | ((bits & EPOLLOUT) ? 2 : 0) |
-                        ((bits & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) ? 4 : 0);
-        if (sockets[index] == wake) {
-            uint64_t value;
-            (void)!read(wake, &value, sizeof value);  // the count back to 0: the next wait sleeps again
-            sockets[index] = -1;
-        }
-    }
-    return count;
-}
-
-void nl_poll_wake(int wake) {
-    uint64_t one = 1;
-    (void)!write(wake, &one, sizeof one);
-}
-
-int nl_tcp_connect(const char *address, int port) {
-    struct sockaddr_storage storage;
-    memset(&storage, 0, sizeof storage);
-    socklen_t length;
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&storage;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&storage;
-    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        length = sizeof *v4;
-    } else if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        length = sizeof *v6;
-    } else {
-        return -EINVAL;
-    }
-    int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -errno;
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, (struct sockaddr *)&storage, length) != 0 && errno != EINPROGRESS) {
-        int error = errno;
-        close(fd);
-        return -error;
-    }
-    return fd;
-}
-
-int nl_socket_error(int socket) {
-    int error = 0;
-    socklen_t length = sizeof error;
-    if (getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
-    return error;
 }
 
 int nl_curl_is_supported(void) { return 1; }

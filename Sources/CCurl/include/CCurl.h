@@ -201,29 +201,6 @@ int nl_curl_tls_idle_input(void *easy, int socket);
 /// The next finished transfer of a multi handle: returns its easy handle and sets `result`, or returns NULL.
 void *nl_curl_multi_next_done(void *multi, int *result);
 
-// MARK: Sockets and an epoll set for CurlTransport's own HTTP/1.1 engine (no libcurl)
-
-/// Makes an epoll set and an eventfd in it that wakes a wait (its readiness comes back as socket -1); returns the set
-/// and writes the eventfd to `wake`, or returns -1.
-int nl_poll_create(int *wake);
-/// Watches `socket` for reading, and for writing when `writable` is 1 (adds it, or changes what is watched).
-int nl_poll_watch(int set, int socket, int writable);
-/// Stops watching `socket` (before it is closed).
-int nl_poll_forget(int set, int socket);
-/// Waits up to `timeout_ms` (-1: no limit) and writes up to `capacity` ready sockets with their readiness (reading 1,
-/// writing 2, an error or hang-up 4); returns how many (0 after an interruption, or after a pause of 10 ms when the
-/// set fails, so that a broken set costs no spin). A wake-up of `wake` (the set's eventfd) is consumed and reported
-/// as socket -1.
-int nl_poll_wait(int set, int wake, int timeout_ms, int *sockets, int *events, int capacity);
-/// Ends the current or the next wait of the set whose eventfd is `wake`; callable from any thread.
-void nl_poll_wake(int wake);
-/// Opens a non-blocking, close-on-exec TCP socket with TCP_NODELAY and starts connecting it to `address`, an IPv4 or
-/// IPv6 literal, at `port`: returns the socket (connected, or connecting: see nl_socket_error once it is writable),
-/// or minus the errno.
-int nl_tcp_connect(const char *address, int port);
-/// The pending error of `socket` (SO_ERROR), 0 for none: how a non-blocking connect ended.
-int nl_socket_error(int socket);
-
 #endif  // __linux__
 
 /// Whether this platform has the loader at all (Linux only); it also keeps the C file from being empty elsewhere.
