@@ -20,16 +20,16 @@ import NetworkLayerSupport
 public struct Network: Sendable {
     /// The transport requests go through.
     public var transport: any Transport {
-        didSet { attachMiddleware() }
+        didSet { makeChain() }
     }
     /// The middleware and the transport as one chain, made again when either, or the clock, changes.
     private var chain: MiddlewareChain
     /// The clock deadlines are measured on and backoffs (a retry, an event stream's or a WebSocket's reconnection, a
     /// download's resume) wait on: the system's, or a test's (see ``UptimeClock``). Middleware read it as
-    /// ``RequestContext/clock``; a middleware that sends later (``NetworkAttachedMiddleware``) is attached again, so
-    /// that it waits on the clock set last.
+    /// ``RequestContext/clock``. A middleware that sends later (``NetworkAttachedMiddleware``) waits on the clock of
+    /// the network it was attached to: attach it again (``attachMiddleware()``) after setting another.
     public var clock = UptimeClock.system {
-        didSet { attachMiddleware() }
+        didSet { makeChain() }
     }
     /// How JSON bodies are decoded; a copy of the network changes it without changing the original.
     public var decoder: ResponseDecoder
@@ -47,7 +47,7 @@ public struct Network: Sendable {
     /// What every request goes through on its way to the transport, in order: the first sees the request first and
     /// the response last. See ``Middleware``.
     public var middleware: [any Middleware] {
-        didSet { attachMiddleware() }
+        didSet { makeChain() }
     }
     /// Where ``Endpoint`` routes are sent: the base URLs it maps replace the ones routes declare. Defaults to
     /// ``APIEnvironment/asDeclared``.
@@ -92,9 +92,25 @@ public struct Network: Sendable {
         attachMiddleware()
     }
 
+    /// Tells each middleware that sends later (``NetworkAttachedMiddleware``, such as an offline queue) that it serves
+    /// this network, so that its later sends go through this network's transport, clock and other middleware; if several
+    /// networks attach it, the last one counts.
+    ///
+    /// The initializer attaches the middleware it is given. Nothing else does: `Network` is a value, and a copy
+    /// changed (another transport for a test, ``withMiddleware(_:)``, another clock) leaves the queue replaying
+    /// through the network it was attached to. Call this on the copy that should take over.
+    ///
+    /// ```swift
+    /// var network = Network(transport: URLSessionTransport(), middleware: [queue])
+    /// network.clock = testClock
+    /// network.attachMiddleware()  // the queue's backoff now waits on testClock
+    /// ```
+    public func attachMiddleware() {
+        for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
+    }
+
     /// A copy of this network without `member` in its middleware: what a middleware that sends later (an offline
-    /// queue, see ``NetworkAttachedMiddleware``) sends through. Unlike ``withMiddleware(_:)``, it tells no middleware
-    /// of the copy that it serves it.
+    /// queue, see ``NetworkAttachedMiddleware``) sends through.
     ///
     /// ```swift
     /// func attach(to network: Network) {
@@ -119,12 +135,10 @@ public struct Network: Sendable {
         chain.clock = clock
     }
 
-    /// Tells each middleware that sends later (``NetworkAttachedMiddleware``) that it serves this network, so that it sends
-    /// through the same transport and middleware.
-    private mutating func attachMiddleware() {
+    /// Makes the chain again from the middleware, the transport and the clock.
+    private mutating func makeChain() {
         chain = MiddlewareChain(middleware: middleware, transport: transport)
         chain.clock = clock
-        for case let member as any NetworkAttachedMiddleware in middleware { member.attach(to: self) }
     }
 
     /// A copy of this network that sends ``Endpoint`` routes to `environment`.

@@ -106,10 +106,11 @@ extension ResponseHeadMiddleware {
 }
 
 /// A middleware that sends requests later, outside any caller's send (an offline queue's replays): a ``Network`` made
-/// with it, or changed to hold it, tells it so, and it sends through that network less itself
-/// (``Network/withoutMiddleware(_:)`` and ``Network/send(prepared:options:)``).
+/// with it tells it so (and ``Network/attachMiddleware()`` does, explicitly, for a network changed after), and it
+/// sends through that network less itself (``Network/withoutMiddleware(_:)`` and ``Network/send(prepared:options:)``).
+/// Copying a network and changing the copy never re-points it.
 public protocol NetworkAttachedMiddleware: Middleware, AnyObject {
-    /// Tells the middleware that it is part of `network`'s middleware; called again whenever that network's
-    /// transport or middleware changes.
+    /// Tells the middleware that it is part of `network`'s middleware: by the network's initializer, and by
+    /// ``Network/attachMiddleware()``.
     func attach(to network: Network)
 }

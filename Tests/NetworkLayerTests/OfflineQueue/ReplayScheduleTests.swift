@@ -58,6 +58,7 @@ struct ReplayScheduleTests {
         _ = await sendQueued(note, through: network)
         await queue.flush()  // a 503 on the system's clock: the next automatic replay waits a second of uptime
         network.clock = UptimeClock { 0 }
+        network.attachMiddleware()  // the queue replays through the network with the new clock
         try await network.send(ping)
         #expect(started.withLock { $0 } == 1, "the wait was measured on the system's uptime, not this clock")
     }
@@ -77,7 +78,8 @@ struct ReplayScheduleTests {
         let mock = MockTransport(defaultResponse: .status(204))
         mock.respond(to: note, with: [.failure(URLError(.notConnectedToInternet)), .status(503), .status(201)])
         var network = Network(transport: mock, middleware: [queue])
-        network.clock = UptimeClock { now.withLock { $0 } }  // set after the queue: it is attached again
+        network.clock = UptimeClock { now.withLock { $0 } }
+        network.attachMiddleware()  // set after the queue: attached again, explicitly
 
         _ = await sendQueued(note, through: network)
         await queue.flush()
