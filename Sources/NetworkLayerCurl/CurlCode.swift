@@ -38,6 +38,9 @@ import NetworkLayerSupport
         static let sslEngineInitFailed = CurlCode(rawValue: 66)
         static let sslCACertificateBadFile = CurlCode(rawValue: 77)
         static let sslShutdownFailed = CurlCode(rawValue: 80)
+        /// `CURLE_AGAIN`: a connect-only connection's socket has nothing to read, or takes nothing more, now; wait
+        /// for it to be ready.
+        static let again = CurlCode(rawValue: 81)
         static let sslCRLBadFile = CurlCode(rawValue: 82)
         static let sslIssuerError = CurlCode(rawValue: 83)
         static let sslPinnedPublicKeyMismatch = CurlCode(rawValue: 90)

@@ -176,16 +176,7 @@ import NetworkLayerSupport
             // response: without this libcurl hands its head to the header callback, and a stream took it for the
             // response's.
             easy.set(NLCURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-            easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
-            easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
-            easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
-            switch rules.trustedCertificates {
-            case .blob(_, let systemDirectory):
-                if let authorities { easy.setBlob(NLCURLOPT_CAINFO_BLOB, authorities) }
-                if let systemDirectory { easy.set(NLCURLOPT_CAPATH, systemDirectory) }
-            case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
-            case nil: break
-            }
+            CurlTLS.configure(easy, rules: rules, authorities: authorities)
             easy.setCallback(NLCURLOPT_WRITEFUNCTION, curlWriteBody)
             easy.setCallback(NLCURLOPT_HEADERFUNCTION, curlWriteHeader)
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
@@ -545,11 +536,8 @@ import NetworkLayerSupport
         /// A libcurl failure as the package reports it; a connection that ended inside the header block is lost,
         /// whichever way libcurl saw it end.
         private func error(for code: CurlCode) -> NetworkError {
-            let detail = String(cString: easy.errorBuffer)
-            let description = "\(detail.isEmpty ? code.text : detail) (curl error \(code.rawValue))"
-            if code.isTLS, let failure = TLSFailure(message: description) {
-                return failure.error(message: description, url: chain.current.url)
-            }
+            let description = CurlTLS.description(of: code, errorBuffer: easy.errorBuffer)
+            if let error = CurlTLS.error(for: code, description: description, url: chain.current.url) { return error }
             if hop.hasDeliveredHead && code == .outOfMemory {
                 // While a streamed transfer is paused, libcurl keeps what one read inflates to, up to 64 MiB: a body
                 // that inflates faster than that (a compression bomb) ends here, typed, instead of growing.

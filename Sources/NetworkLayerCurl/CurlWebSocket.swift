@@ -134,7 +134,7 @@ import NetworkLayerSupport
             }
             let started = DispatchTime.now().uptimeNanoseconds
             let queue = DispatchQueue(label: "NetworkLayer.CurlWebSocket \(target.authority)")
-            let easy = try await open(target, timeout: timeout, rules: rules, on: queue)
+            let easy = try await open(target, url: url, timeout: timeout, rules: rules, on: queue)
             let socket = nl_curl_easy_active_socket(easy.pointer)
             guard socket >= 0 else {
                 easy.cleanUp()
@@ -181,9 +181,9 @@ import NetworkLayerSupport
 
         /// Connects on a thread of its own: libcurl's connect-only transfer blocks until the connection (and its TLS)
         /// is up, which must not hold one of Swift's cooperative threads.
-        private static func open(_ target: Target, timeout: Double, rules: CurlTransferRules, on queue: DispatchQueue)
-            async throws(NetworkError) -> CurlEasyHandle
-        {
+        private static func open(
+            _ target: Target, url: URL, timeout: Double, rules: CurlTransferRules, on queue: DispatchQueue
+        ) async throws(NetworkError) -> CurlEasyHandle {
             guard let easy = CurlEasyHandle() else {
                 throw .transport(.other, underlyingError: URLError(.unknown, description: "curl_easy_init failed"))
             }
@@ -196,30 +196,31 @@ import NetworkLayerSupport
             easy.set(NLCURLOPT_PROTOCOLS, NLCURLPROTO_HTTP | NLCURLPROTO_HTTPS)
             easy.set(NLCURLOPT_HTTP_VERSION, NLCURL_HTTP_VERSION_1_1)
             easy.set(NLCURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeout * 1000)))
-            easy.set(NLCURLOPT_SSLVERSION, rules.minimumTLSVersion)
-            easy.set(NLCURLOPT_SSL_VERIFYPEER, 1)
-            easy.set(NLCURLOPT_SSL_VERIFYHOST, 2)
-            switch rules.trustedCertificates {
-            case .blob(let pem, let systemDirectory):
-                // The connection parses its authorities once, now: libcurl copies a blob set with this call.
-                pem.withUnsafeBytes { easy.setBlob(NLCURLOPT_CAINFO_BLOB, $0) }
-                if let systemDirectory { easy.set(NLCURLOPT_CAPATH, systemDirectory) }
-            case .file(let file): easy.set(NLCURLOPT_CAINFO, file.path)
-            case nil: break
+            // libcurl points at a blob of authorities without copying it, and parses it while it connects: the
+            // connection keeps its own copy until the connect is over (a connect-only handle connects once).
+            let authorities: UnsafeMutableRawBufferPointer?
+            if case .blob(let pem, _) = rules.trustedCertificates {
+                let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
+                copy.copyBytes(from: pem)
+                authorities = copy
+            } else {
+                authorities = nil
             }
+            defer { authorities?.deallocate() }
+            CurlTLS.configure(easy, rules: rules, authorities: authorities.map { UnsafeRawBufferPointer($0) })
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
             let handed = HandedEasy(easy: easy)
-            let code: Int32 = await withCheckedContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(returning: nl_curl_easy_perform(handed.easy.pointer)) }
+            let code: CurlCode = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: CurlCode(rawValue: nl_curl_easy_perform(handed.easy.pointer)))
+                }
             }
-            guard code == 0 else {
-                let detail = String(cString: easy.errorBuffer)
-                let curlCode = CurlCode(rawValue: code)
-                let error = URLError(
-                    curlCode.urlErrorCode,
-                    description: "\(detail.isEmpty ? curlCode.text : detail) (curl error \(code))")
+            guard code == .ok else {
+                let description = CurlTLS.description(of: code, errorBuffer: easy.errorBuffer)
                 easy.cleanUp()
-                throw NetworkError(transportError: error)
+                // A certificate or handshake failure says which check failed, as a send's does.
+                if let error = CurlTLS.error(for: code, description: description, url: url) { throw error }
+                throw NetworkError(transportError: URLError(code.urlErrorCode, description: description, url: url))
             }
             return easy
         }
@@ -448,7 +449,7 @@ import NetworkLayerSupport
             while isReading, ending == nil {
                 var count = 0
                 let code = nl_curl_easy_recv(easy.pointer, readBuffer.baseAddress, readBuffer.count, &count)
-                if code == 81 { return }  // CURLE_AGAIN: nothing more now.
+                if CurlCode(rawValue: code) == .again { return }  // Nothing more now.
                 guard code == 0, count > 0 else {
                     let description = code == 0 ? "the server closed the connection" : "curl error \(code)"
                     return end(code: nil, reason: "", error: .connectionLost(description))
@@ -505,7 +506,7 @@ import NetworkLayerSupport
                 let code = first.bytes.withUnsafeBytes {
                     nl_curl_easy_send(easy.pointer, $0.baseAddress! + written, $0.count - written, &sent)
                 }
-                if code == 81 { return waitToWrite() }
+                if CurlCode(rawValue: code) == .again { return waitToWrite() }
                 guard code == 0 else { return end(code: nil, reason: "", error: .connectionLost("curl error \(code)")) }
                 written += sent
                 if written == first.bytes.count {
@@ -702,7 +703,7 @@ import NetworkLayerSupport
                     let code = bytes.withUnsafeBytes {
                         nl_curl_easy_send(easy.pointer, $0.baseAddress! + offset, $0.count - offset, &sent)
                     }
-                    if code == 81 {
+                    if CurlCode(rawValue: code) == .again {
                         try await wait(forWriting: true)
                         continue
                     }
@@ -734,7 +735,7 @@ import NetworkLayerSupport
                     let code = buffer.withUnsafeMutableBytes {
                         nl_curl_easy_recv(easy.pointer, $0.baseAddress, $0.count, &count)
                     }
-                    if code == 81 {
+                    if CurlCode(rawValue: code) == .again {
                         try await wait(forWriting: false)
                         continue
                     }
