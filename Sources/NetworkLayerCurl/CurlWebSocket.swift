@@ -15,62 +15,58 @@ import NetworkLayerSupport
     /// stops while more than ``bufferedMessageLimit`` messages wait for the app, so a server that floods a slow
     /// reader fills the socket's buffers, not memory; a send returns once its frame is written.
     ///
-    /// Why `@unchecked Sendable` is sound: every mutable property is read and written only on `queue`, a serial
-    /// queue: the sources' handlers run there, and every method hops onto it before it touches them. The easy
-    /// handle is used on `queue` only once ``connect(_:handshake:maximumMessageSize:timeout:rules:)`` returns.
+    /// The connection's life is one value, ``CurlWebSocketStateMachine``: every event (a call of the app, a read, a
+    /// write, a timer, a cancellation) goes to it on `queue`, and the class carries out the actions it answers with,
+    /// resuming each waiter the machine names, once.
+    ///
+    /// Why `@unchecked Sendable` is sound: every mutable property (the machine, the sources) is read and written
+    /// only on `queue`, a serial queue, or in `deinit`, when no one else holds the connection: the sources' and
+    /// timers' handlers run there, and every method hops onto it before it touches them (a cancellation handler
+    /// too; the waiters' numbers are taken under their own lock). The easy handle is used on `queue` only once
+    /// ``connect(_:handshake:maximumMessageSize:timeout:rules:)`` returns.
     package final class CurlWebSocket: WebSocketChannel, @unchecked Sendable {
         /// How many received messages may wait for the app before the connection stops reading.
         package static let bufferedMessageLimit = 16
         /// The longest wait for the server's close frame after the client's, in seconds, by default.
         package static let defaultCloseTimeout = 5.0
 
+        /// The connection's life as one value: its waiters, its outbox, its backlog and its end (on `queue`).
+        typealias Machine = CurlWebSocketStateMachine<Continuations>
+
+        /// The waiters of the app's calls, as the machine holds them.
+        enum Continuations: CurlWebSocketWaiters {
+            /// A send's.
+            typealias Send = CheckedContinuation<Void, any Error>
+            /// A receive's.
+            typealias Receive = CheckedContinuation<WebSocketMessage?, any Error>
+            /// A ping's.
+            typealias Ping = CheckedContinuation<Void, any Error>
+            /// A close's.
+            typealias Close = CheckedContinuation<Void, Never>
+        }
+
         private let queue: DispatchQueue
         private let closeTimeout: Double
-        /// How long the socket may take no byte of a frame that waits to be written before the connection is ended
-        /// as dead: the bound of every send.
-        private let sendTimeout: Double
-        /// When the socket last took a byte of a frame that had to wait (or the wait began), in uptime nanoseconds:
-        /// what the one stall check measures from.
-        private var movedAt: UInt64 = 0
-        /// Whether a stall check is scheduled: one at a time, however often the socket fills and drains.
-        private var isCheckingForStall = false
-        /// Whether the socket's writable event is being handled: a wait that begins then, with no byte taken, goes
-        /// on with the stall already measured.
-        private var isWakingUp = false
         /// How often a ping checks that the peer is alive; `nil` for never.
         private let keepAlive: Double?
         private var keepAliveTimer: (any DispatchSourceTimer)?
-        /// The payload of the keep-alive ping whose pong has not come yet.
-        private var keepAlivePending: [UInt8]?
-        private var keepAlives: UInt32 = 0
-        private var keepAlivesAnswered = 0
         private let easy: CurlEasyHandle
         private let socket: Int32
-        private var state: WebSocketConnectionState
+        /// Where the connection is: every waiter, what waits to be written and to be read, and how it ended.
+        private var machine: Machine
         /// What the server agreed to in the handshake.
         package let agreement: WebSocketHandshake.Agreement
         /// The header fields of the server's `101` answer.
         package let responseFields: [String: String]
 
+        /// Watches the socket for bytes to read: resumed while the machine reads (``Machine/wantsToRead``).
         private var readSource: (any DispatchSourceRead)?
-        private var isReading = false
+        /// Watches the socket for room to write: resumed while the machine waits for it (``Machine/WriteWait``).
         private var writeSource: (any DispatchSourceWrite)?
-        private var isWaitingToWrite = false
-        /// Frames to write, and how many bytes of the first one are already written.
-        private var outbox: [(bytes: [UInt8], done: CheckedContinuation<Void, any Error>?)] = []
-        private var written = 0
-        private var received: [WebSocketMessage] = []
-        /// The app's receive waiting for a message, with the flag its cancellation sets.
-        private var receiver:
-            (cancelled: Locked<Bool>, continuation: CheckedContinuation<WebSocketMessage?, any Error>)?
-        private var pings: [(id: Int, payload: [UInt8], answered: CheckedContinuation<Void, any Error>)] = []
-        private var lastPing = 0
-        private var closeWaiters: [CheckedContinuation<Void, Never>] = []
-        /// How the connection ended, once it has: the close code and reason, or the error it failed with.
-        private var ending: (code: UInt16?, reason: String, error: NetworkError?)?
-        private var isReleased = false
         /// Entered for each dispatch source, left by its cancel handler.
         private let sourcesDone = DispatchGroup()
+        /// The number of the last waiter: a cancellation names its waiter by it, from any thread.
+        private let lastID = Locked(0)
 
         private init(
             easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
@@ -79,35 +75,42 @@ import NetworkLayerSupport
         ) {
             self.responseFields = responseFields
             self.closeTimeout = closeTimeout
-            self.sendTimeout = sendTimeout
             self.keepAlive = keepAlive
             self.easy = easy
             self.socket = socket
-            self.state = state
+            self.machine = Machine(
+                protocolState: state, bufferedMessageLimit: Self.bufferedMessageLimit, sendTimeout: sendTimeout,
+                keepAlive: keepAlive)
             self.agreement = agreement
             self.queue = queue
         }
 
         /// How the connection ended: the server's close code (or the client's, when it failed the connection), and
         /// its reason; `nil` while it is open.
-        package var closeCode: UInt16? { queue.sync { ending?.code } }
+        package var closeCode: UInt16? { queue.sync { machine.ending?.code } }
         /// The reason sent with ``closeCode``; empty when none was given.
-        package var closeReason: String { queue.sync { ending?.reason ?? "" } }
+        package var closeReason: String { queue.sync { machine.ending?.reason ?? "" } }
         /// The subprotocol the server chose, if any.
         package var subprotocol: String? { agreement.subprotocol }
         /// How many received messages wait for the app, and whether reading has paused for them: for tests.
-        var backlog: (messages: Int, isPaused: Bool) { queue.sync { (received.count, !isReading) } }
+        var backlog: (messages: Int, isPaused: Bool) { queue.sync { (machine.backlog, !machine.wantsToRead) } }
         /// How many frames wait to be written (the one the socket has not taken, and sends waiting behind it): for
         /// tests.
-        var pendingFrames: Int { queue.sync { outbox.count } }
+        var pendingFrames: Int { queue.sync { machine.live?.outbox.count ?? 0 } }
         /// How many pings wait for their pong: for tests.
-        var waitingPings: Int { queue.sync { pings.count } }
+        var waitingPings: Int { queue.sync { machine.live?.pings.count ?? 0 } }
         /// Whether the connection has ended (a drop included), whether or not a receive has seen it: for tests.
-        var hasEnded: Bool { queue.sync { ending != nil } }
+        var hasEnded: Bool { queue.sync { machine.ending != nil } }
         /// Whether a receive waits for a message, whether a send waits for the socket to take more, and how many
-        /// keep-alive pings were answered: for tests.
+        /// keep-alive pings were answered while the connection is open: for tests.
         var activity: (isWaitingForMessage: Bool, isWaitingToSend: Bool, keepAlivesAnswered: Int) {
-            queue.sync { (receiver != nil, outbox.contains { $0.done != nil }, keepAlivesAnswered) }
+            queue.sync {
+                let live = machine.live
+                return (
+                    live?.receiver != nil, live?.outbox.contains { $0.sender != nil } ?? false,
+                    live?.keepAlivesAnswered ?? 0
+                )
+            }
         }
 
         // MARK: Opening
@@ -244,42 +247,44 @@ import NetworkLayerSupport
         ///
         /// Every send is answered: at once once the connection has ended (whether or not a receive has seen the end
         /// yet), and a waiting one when the connection ends. A socket that takes no byte for the send timeout ends
-        /// the connection as dead.
+        /// the connection as dead. Cancelling the task of a send that waits behind another frame withdraws it while
+        /// its message is not framed yet (``CurlWebSocketStateMachine``): it throws `.cancelled` and never goes out.
         ///
         /// - Throws: `NetworkError.transport(.connectionLost)` once the connection has closed, dropped, failed or is
         ///   closing, or when it ends while the send waits (the message is not sent; the text says why, and a receive
-        ///   gets the end's own error, `.timedOut` for a send timeout).
+        ///   gets the end's own error, `.timedOut` for a send timeout); `.cancelled` for a withdrawn send.
         package func send(_ message: WebSocketMessage) async throws(NetworkError) {
             // Without a frame waiting, the frame is written now, on the caller's thread (a short step on the queue,
             // never a wait for the socket): a send costs no hop to another thread and back. What the socket does not
             // take waits in the outbox, and the next send waits for it, so at most one frame is held beyond the
-            // socket's buffers. An ended connection's state makes no frame (``WebSocketConnectionState/
-            // connectionEnded()``), so a send after the end fails here or on the queue, never waits.
+            // socket's buffers.
             let now: Result<Void, NetworkError>? = queue.sync {
-                guard outbox.isEmpty else { return nil }
-                guard let bytes = frame(message) else { return .failure(lostError()) }
-                outbox.append((bytes, nil))
-                flush()
-                // A write that failed ended the connection: the message did not go.
-                return ending == nil ? .success(()) : .failure(lostError())
-            }
-            if let now { return try now.get() }
-            try await Self.typed {
-                try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                    queue.async { [self] in
-                        guard let bytes = frame(message) else { return done.resume(throwing: lostError()) }
-                        outbox.append((bytes, done))
-                        flush()
-                    }
+                switch machine.sendNow(message) {
+                case .wait: return nil
+                case .fail(let error): return .failure(error)
+                case .write:
+                    flush()
+                    // A write that failed ended the connection: the message did not go.
+                    return machine.endedError.map { .failure($0) } ?? .success(())
                 }
             }
-        }
-
-        /// The frame of `message`, or `nil` once the connection is closing; on `queue`.
-        private func frame(_ message: WebSocketMessage) -> [UInt8]? {
-            switch message {
-            case .text(let text): state.send(text: text)
-            case .binary(let data): state.send(binary: data)
+            if let now { return try now.get() }
+            let id = nextID()
+            let cancelled = Locked(false)
+            try await Self.typed {
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (done: Continuations.Send) in
+                        queue.async { [self] in
+                            if cancelled.withLock({ $0 }) { return done.resume(throwing: NetworkError.cancelled) }
+                            perform(machine.send(message, id: id, waiter: done))
+                        }
+                    }
+                } onCancel: {
+                    // The flag first: a send not yet waiting sees it; one waiting is withdrawn by the machine if it
+                    // may be. Either way on `queue`, after the send's own step.
+                    cancelled.withLock { $0 = true }
+                    queue.async { [self] in perform(machine.cancelSend(id: id)) }
+                }
             }
         }
 
@@ -292,6 +297,14 @@ import NetworkLayerSupport
             }
         }
 
+        /// A new number for a waiter.
+        private func nextID() -> Int {
+            lastID.withLock {
+                $0 += 1
+                return $0
+            }
+        }
+
         /// The next message, or `nil` once the connection closed cleanly.
         ///
         /// - Throws: The `NetworkError` the connection failed with: `.transport(.connectionLost)` for a drop,
@@ -300,48 +313,33 @@ import NetworkLayerSupport
         package func receive() async throws(NetworkError) -> WebSocketMessage? {
             if Task.isCancelled { throw .cancelled }
             // A message already received is taken on the caller's thread, without suspending.
-            if let now = queue.sync(execute: { ready() }) { return try now.get() }
+            if let now = queue.sync(execute: { takeReady() }) { return try now.get() }
+            let id = nextID()
             let cancelled = Locked(false)
-            return try await Self.typed { try await receive(cancelled: cancelled) }
-        }
-
-        /// What a receive gets without waiting: the first message kept (reading resumes if it had paused for
-        /// room), or the end once every kept message is read; `nil` while there is neither. On `queue`.
-        private func ready() -> Result<WebSocketMessage?, NetworkError>? {
-            if !received.isEmpty {
-                defer { resumeReading() }
-                return .success(received.removeFirst())
-            }
-            guard let ending else { return nil }
-            return ending.error.map { .failure($0) } ?? .success(nil)
-        }
-
-        private func receive(cancelled: Locked<Bool>) async throws -> WebSocketMessage? {
-            try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    queue.async { [self] in
-                        if cancelled.withLock({ $0 }) {
-                            continuation.resume(throwing: NetworkError.cancelled)
-                        } else if let now = ready() {
-                            continuation.resume(with: now.mapError { $0 as any Error })
-                        } else if receiver != nil {
-                            continuation.resume(
-                                throwing: NetworkError.invalidRequest(.url, reason: "two receives at once"))
-                        } else {
-                            receiver = (cancelled, continuation)
+            return try await Self.typed {
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: Continuations.Receive) in
+                        queue.async { [self] in
+                            if cancelled.withLock({ $0 }) {
+                                return continuation.resume(throwing: NetworkError.cancelled)
+                            }
+                            perform(machine.receive(id: id, waiter: continuation))
                         }
                     }
-                }
-            } onCancel: {
-                // The flag first: a receive not yet waiting sees it; one waiting is answered here. Either way on
-                // `queue`, after the receive's own step.
-                cancelled.withLock { $0 = true }
-                queue.async { [self] in
-                    guard let receiver, receiver.cancelled === cancelled else { return }
-                    self.receiver = nil
-                    receiver.continuation.resume(throwing: NetworkError.cancelled)
+                } onCancel: {
+                    // The flag first: a receive not yet waiting sees it; one waiting is answered by the machine.
+                    // Either way on `queue`, after the receive's own step.
+                    cancelled.withLock { $0 = true }
+                    queue.async { [self] in perform(machine.cancelReceive(id: id)) }
                 }
             }
+        }
+
+        /// What a receive gets without waiting (see ``CurlWebSocketStateMachine/takeReady()``); on `queue`.
+        private func takeReady() -> Result<WebSocketMessage?, NetworkError>? {
+            let (ready, actions) = machine.takeReady()
+            perform(actions)
+            return ready
         }
 
         /// Sends a ping and returns when its pong arrives.
@@ -355,26 +353,11 @@ import NetworkLayerSupport
 
         /// Sends a ping with `payload` and returns when its pong arrives; see ``ping(timeout:)``.
         package func ping(_ payload: [UInt8] = [], timeout: Double? = nil) async throws(NetworkError) {
-            try await Self.typed { try await ping(payload, within: timeout) }
-        }
-
-        private func ping(_ payload: [UInt8], within timeout: Double?) async throws {
-            try await withCheckedThrowingContinuation { (answered: CheckedContinuation<Void, any Error>) in
-                queue.async { [self] in
-                    guard let bytes = state.ping(payload) else { return answered.resume(throwing: lostError()) }
-                    lastPing += 1
-                    let id = lastPing
-                    pings.append((id, payload, answered))
-                    outbox.append((bytes, nil))
-                    flush()
-                    // No timer for no bound (nil, infinite, or over 31 years): the end answers the ping.
-                    guard let timeout, timeout.isFinite, timeout < 1e9 else { return }
-                    queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
-                        guard let self, let index = pings.firstIndex(where: { $0.id == id }) else { return }
-                        pings.remove(at: index).answered.resume(
-                            throwing: NetworkError.transport(
-                                .timedOut,
-                                underlyingError: URLError(.timedOut, description: "no pong within \(timeout) s")))
+            let id = nextID()
+            try await Self.typed {
+                try await withCheckedThrowingContinuation { (answered: Continuations.Ping) in
+                    queue.async { [self] in
+                        perform(machine.ping(payload, timeout: timeout, id: id, waiter: answered))
                     }
                 }
             }
@@ -383,17 +366,8 @@ import NetworkLayerSupport
         /// Closes the connection: sends the close frame, waits at most the close timeout for the server's, then closes
         /// the socket. Returns at once if the connection already ended.
         package func close(code: UInt16 = 1000, reason: String = "") async {
-            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
-                queue.async { [self] in
-                    guard ending == nil else { return closed.resume() }
-                    closeWaiters.append(closed)
-                    guard let bytes = state.close(code: code, reason: reason) else { return }
-                    outbox.append((bytes, nil))
-                    flush()
-                    queue.asyncAfter(deadline: .now() + closeTimeout) { [weak self] in
-                        self?.end(code: code, reason: reason, error: nil)
-                    }
-                }
+            await withCheckedContinuation { (closed: Continuations.Close) in
+                queue.async { [self] in perform(machine.close(code: code, reason: reason, waiter: closed)) }
             }
         }
 
@@ -405,227 +379,127 @@ import NetworkLayerSupport
             sourcesDone.enter()
             read.setCancelHandler { [sourcesDone] in sourcesDone.leave() }
             readSource = read
-            isReading = true
+            // The machine starts reading.
             read.resume()
             if let keepAlive {
                 let timer = DispatchSource.makeTimerSource(queue: queue)
                 timer.schedule(deadline: .now() + keepAlive, repeating: keepAlive)
-                timer.setEventHandler { [weak self] in self?.checkAlive() }
+                timer.setEventHandler { [weak self] in
+                    guard let self else { return }
+                    perform(machine.keepAliveTick())
+                }
                 keepAliveTimer = timer
                 timer.resume()
             }
-            if !leftover.isEmpty { handle(state.receive(leftover)) }
+            if !leftover.isEmpty { perform(machine.read(leftover)) }
             readAvailable()
         }
 
         /// How many bytes one read takes at most.
         private static let readSize = 64 * 1024
 
-        /// A keep-alive tick: the last tick's ping unanswered means a dead peer; otherwise another ping goes out.
-        private func checkAlive() {
-            guard ending == nil, let keepAlive else { return }
-            if keepAlivePending != nil {
-                return end(
-                    code: nil, reason: "",
-                    error: .transport(
-                        .timedOut,
-                        underlyingError: URLError(
-                            .timedOut, description: "no pong to a keep-alive ping within \(keepAlive) s")))
-            }
-            keepAlives &+= 1
-            let payload = withUnsafeBytes(of: keepAlives.bigEndian) { Array("keep-alive ".utf8) + $0 }
-            guard let bytes = state.ping(payload) else { return }
-            keepAlivePending = payload
-            outbox.append((bytes, nil))
-            flush()
-        }
+        /// Now, in uptime nanoseconds: what the stall check measures with.
+        private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-        /// Reads what the socket holds. The buffer lives only while reading: an idle connection holds none (a
-        /// buffer kept per connection made each idle socket cost 64 KiB more).
-        private func readAvailable() {
-            guard isReading, ending == nil else { return }
-            let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
-            defer { readBuffer.deallocate() }
-            while isReading, ending == nil {
-                var count = 0
-                let code = nl_curl_easy_recv(easy.pointer, readBuffer.baseAddress, readBuffer.count, &count)
-                if CurlCode(rawValue: code) == .again { return }  // Nothing more now.
-                guard code == 0, count > 0 else {
-                    let description = code == 0 ? "the server closed the connection" : "curl error \(code)"
-                    return end(code: nil, reason: "", error: .connectionLost(description))
-                }
-                handle(state.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])))
-            }
-        }
-
-        private func handle(_ actions: [WebSocketConnectionState.Action]) {
+        /// Carries out what the machine answered an event with, in order; the only place a waiter is resumed.
+        private func perform(_ actions: [Machine.Action]) {
             for action in actions {
                 switch action {
-                case .write(let bytes):
-                    outbox.append((bytes, nil))
-                case .deliver(let framed):
-                    let message: WebSocketMessage =
-                        switch framed {
-                        case .text(let text): .text(text)
-                        case .binary(let bytes): .binary(Data(bytes))
-                        }
-                    if let receiver {
-                        self.receiver = nil
-                        receiver.continuation.resume(returning: message)
-                    } else {
-                        received.append(message)
-                        if received.count >= Self.bufferedMessageLimit { pauseReading() }
+                case .write: flush()
+                case .answerSend(let waiter, let result): waiter.resume(with: result.mapError { $0 as any Error })
+                case .answerReceive(let waiter, let result): waiter.resume(with: result.mapError { $0 as any Error })
+                case .answerPing(let waiter, let result): waiter.resume(with: result.mapError { $0 as any Error })
+                case .answerClose(let waiter): waiter.resume()
+                case .pauseReading: readSource?.suspend()
+                case .resumeReading:
+                    readSource?.resume()
+                    readAvailable()
+                case .watchWritable: watchWritable()
+                case .stopWatchingWritable: writeSource?.suspend()
+                case .checkForStall(let seconds):
+                    queue.asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
+                        guard let self else { return }
+                        perform(machine.stallCheck(now: Self.now))
                     }
-                case .pong(let payload):
-                    if payload == keepAlivePending {
-                        keepAlivePending = nil
-                        keepAlivesAnswered += 1
+                case .timePing(let id, let timeout):
+                    queue.asyncAfter(deadline: .now() + max(0, timeout)) { [weak self] in
+                        guard let self else { return }
+                        perform(machine.pingTimedOut(id: id, after: timeout))
                     }
-                    if let index = pings.firstIndex(where: { $0.payload == payload }) {
-                        pings.remove(at: index).answered.resume()
+                case .timeClose(let code, let reason):
+                    queue.asyncAfter(deadline: .now() + closeTimeout) { [weak self] in
+                        guard let self else { return }
+                        perform(machine.closeTimedOut(code: code, reason: reason))
                     }
-                case .closed(let code, let reason, let violation):
+                case .writeThenEnd(let code, let reason, let error):
                     flush()
-                    let error = violation.map { violation -> NetworkError in
-                        .transport(
-                            violation.closeCode == 1009 ? .responseTooLarge : .badResponse,
-                            underlyingError: URLError(.badServerResponse, description: violation.description))
-                    }
-                    end(code: code, reason: reason, error: error)
-                    return
+                    perform(machine.end(code: code, reason: reason, error: error))
+                case .release(let readSuspended, let writeSuspended):
+                    release(readSuspended: readSuspended, writeSuspended: writeSuspended)
                 }
             }
-            flush()
         }
 
-        /// Writes what the outbox holds until the socket takes no more, then waits for it to be writable.
+        /// Reads what the socket holds while the machine reads. The buffer lives only while reading: an idle
+        /// connection holds none (a buffer kept per connection made each idle socket cost 64 KiB more).
+        private func readAvailable() {
+            guard machine.wantsToRead else { return }
+            let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
+            defer { readBuffer.deallocate() }
+            while machine.wantsToRead {
+                var count = 0
+                let code = CurlCode(
+                    rawValue: nl_curl_easy_recv(easy.pointer, readBuffer.baseAddress, readBuffer.count, &count))
+                if code == .again { return }  // Nothing more now.
+                guard code == .ok, count > 0 else {
+                    let description = code == .ok ? "the server closed the connection" : "curl error \(code.rawValue)"
+                    return perform(machine.failed(.connectionLost(description)))
+                }
+                perform(machine.read(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])))
+            }
+        }
+
+        /// Writes what the outbox holds until the socket takes no more (then the machine watches it for room).
         private func flush() {
-            guard ending == nil else { return answerOutbox(with: lostError()) }
-            while let first = outbox.first {
+            while case .bytes(let bytes) = machine.nextWrite() {
                 var sent = 0
-                let code = first.bytes.withUnsafeBytes {
-                    nl_curl_easy_send(easy.pointer, $0.baseAddress! + written, $0.count - written, &sent)
+                let code = CurlCode(
+                    rawValue: bytes.withUnsafeBytes {
+                        nl_curl_easy_send(easy.pointer, $0.baseAddress!, $0.count, &sent)
+                    })
+                if code == .again { return perform(machine.writeBlocked(now: Self.now)) }
+                guard code == .ok else {
+                    return perform(machine.failed(.connectionLost("curl error \(code.rawValue)")))
                 }
-                if CurlCode(rawValue: code) == .again { return waitToWrite() }
-                guard code == 0 else { return end(code: nil, reason: "", error: .connectionLost("curl error \(code)")) }
-                written += sent
-                if written == first.bytes.count {
-                    outbox.removeFirst()
-                    written = 0
-                    first.done?.resume()
-                }
+                perform(machine.wrote(sent, now: Self.now))
             }
         }
 
-        private func waitToWrite() {
+        /// Watches the socket for room to write, making its source the first time.
+        private func watchWritable() {
             if writeSource == nil {
                 let source = DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
-                source.setEventHandler { [weak self] in self?.writable() }
+                source.setEventHandler { [weak self] in
+                    guard let self else { return }
+                    perform(machine.writable())
+                }
                 sourcesDone.enter()
                 source.setCancelHandler { [sourcesDone] in sourcesDone.leave() }
                 writeSource = source
             }
-            if !isWaitingToWrite {
-                isWaitingToWrite = true
-                writeSource?.resume()
-                // A wait begins a stall, unless it follows a writable event that took no byte (`writable()` notes
-                // the time when one did).
-                if !isWakingUp { movedAt = DispatchTime.now().uptimeNanoseconds }
-                checkForStall(after: sendTimeout)
-            }
+            writeSource?.resume()
         }
 
-        /// Checks, `seconds` from now, whether the socket has taken no byte of a waiting frame for the send timeout,
-        /// and ends the connection if so: a peer that reads nothing for that long is as dead as one that answers no
-        /// ping, and every send waiting behind it is answered. One check at a time, scheduled again while the socket
-        /// moves.
-        private func checkForStall(after seconds: Double) {
-            // No check for no bound (infinite, or over 31 years).
-            guard !isCheckingForStall, sendTimeout < 1e9 else { return }
-            isCheckingForStall = true
-            queue.asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
-                guard let self else { return }
-                isCheckingForStall = false
-                guard ending == nil, isWaitingToWrite else { return }
-                let still = Double(DispatchTime.now().uptimeNanoseconds &- movedAt) / 1e9
-                guard still >= sendTimeout else { return checkForStall(after: sendTimeout - still) }
-                end(
-                    code: nil, reason: "",
-                    error: .transport(
-                        .timedOut,
-                        underlyingError: URLError(
-                            .timedOut,
-                            description: "the server took no byte of a message for \(sendTimeout) s")))
-            }
-        }
-
-        private func writable() {
-            if isWaitingToWrite {
-                isWaitingToWrite = false
-                writeSource?.suspend()
-            }
-            let before = (outbox.count, written)
-            isWakingUp = true
-            flush()
-            isWakingUp = false
-            if (outbox.count, written) != before { movedAt = DispatchTime.now().uptimeNanoseconds }
-        }
-
-        private func pauseReading() {
-            guard isReading else { return }
-            isReading = false
-            readSource?.suspend()
-        }
-
-        private func resumeReading() {
-            guard !isReading, ending == nil, received.count < Self.bufferedMessageLimit else { return }
-            isReading = true
-            readSource?.resume()
-            readAvailable()
-        }
-
-        /// Ends the connection once: answers everyone waiting, stops watching the socket and closes it.
-        private func end(code: UInt16?, reason: String, error: NetworkError?) {
-            guard ending == nil else { return }
-            ending = (code, reason, error)
-            // The state learns of every end, a drop included: from now on it makes no frame, so no send, ping or
-            // close can wait behind the end.
-            state.connectionEnded()
-            if let receiver {
-                self.receiver = nil
-                if let error {
-                    receiver.continuation.resume(throwing: error)
-                } else {
-                    receiver.continuation.resume(returning: nil)
-                }
-            }
-            for ping in pings { ping.answered.resume(throwing: lostError()) }
-            pings = []
-            answerOutbox(with: lostError())
-            for waiter in closeWaiters { waiter.resume() }
-            closeWaiters = []
-            release()
-        }
-
-        /// Answers every send waiting in the outbox with `error`, and empties it.
-        private func answerOutbox(with error: NetworkError) {
-            let waiting = outbox
-            outbox = []
-            written = 0
-            for item in waiting { item.done?.resume(throwing: error) }
-        }
-
-        private func release() {
-            guard !isReleased else { return }
-            isReleased = true
+        /// Stops watching the socket and frees the connection: once, when the machine ends it.
+        private func release(readSuspended: Bool, writeSuspended: Bool) {
             keepAliveTimer?.cancel()
             // A suspended source must be resumed before it is cancelled.
             if let readSource {
-                if !isReading { readSource.resume() }
+                if readSuspended { readSource.resume() }
                 readSource.cancel()
             }
             if let writeSource {
-                if !isWaitingToWrite { writeSource.resume() }
+                if writeSuspended { writeSource.resume() }
                 writeSource.cancel()
             }
             // libcurl closes the socket: only once both sources have stopped watching it (their cancel handlers
@@ -634,16 +508,10 @@ import NetworkLayerSupport
             sourcesDone.notify(queue: queue) { handed.easy.cleanUp() }
         }
 
-        /// The error of a send or a ping the connection cannot take, once it has ended or is closing: always
-        /// ``NetworkError/TransportFailure/connectionLost``, saying why (a receive gets the end's own error).
-        private func lostError() -> NetworkError {
-            guard let ending else { return .connectionLost("the WebSocket is closing") }
-            return .lost(ending: ending.error, code: ending.code)
-        }
-
         deinit {
-            // Dropped without a close: the sources hold only weak references, so nothing else can reach it.
-            release()
+            // Dropped without a close: the sources and timers hold only weak references, and every waiter holds the
+            // connection, so nothing else can reach it and no one waits; the machine's end releases it once.
+            perform(machine.end(code: nil, reason: "", error: .connectionLost("the WebSocket was dropped")))
         }
     }
 

@@ -162,6 +162,15 @@ package struct WebSocketConnectionState {
         phase = .closed
     }
 
+    /// Takes the failure or drop of the transport under the connection (the peer closed the TCP connection without
+    /// a close frame, a read or a write failed, a deadline passed) as an event: the connection is closed from now
+    /// on, as after ``connectionEnded()``. Returns whether this ended it: `false` when it had already closed (the
+    /// close handshake completed or a violation failed it), so the transport's drop came after the end, not as it.
+    package mutating func transportFailed() -> Bool {
+        defer { phase = .closed }
+        return phase != .closed
+    }
+
     /// Ends the connection for a violation: the close frame with its code, then the end (RFC 6455 §7.1.7).
     private mutating func fail(_ violation: WebSocketViolation) -> [Action] {
         let wasOpen = phase == .open
