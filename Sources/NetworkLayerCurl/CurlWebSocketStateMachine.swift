@@ -1,3 +1,4 @@
+import Foundation
 @_spi(TransportKit) package import NetworkLayerCore
 import NetworkLayerSupport
 package import NetworkLayerWebSocketFraming
