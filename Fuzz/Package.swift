@@ -47,6 +47,11 @@ let package = Package(
             name: "FuzzHostPool",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
         ),
+        // CurlWebSocket's life: random events on its state machine; no waiter answered twice, none left at the end.
+        .executableTarget(
+            name: "FuzzWebSocketLifecycle",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCurl", package: "NetworkLayer")]
+        ),
         // Header values the cache and retry read: Cache-Control, HTTP dates, Retry-After.
         .executableTarget(
             name: "FuzzHeaderValues",

@@ -583,8 +583,9 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
         case .ended: return []
         case .modifying: preconditionFailure("an end while the state changes")
         }
+        // The protocol's rules learn of every end, a drop included; their value then goes with the live state (its
+        // zlib streams freed): an ended connection makes no frame, and reads nothing more.
         var protocolState = live.protocolState
-        // The protocol's rules learn of every end, a drop included: from now on they make no frame.
         _ = protocolState.transportFailed()
         let ending = Ending(code: code, reason: reason, error: error)
         state = .ended(Ended(ending: ending, received: live.received))

@@ -160,4 +160,22 @@ struct WebSocketConnectionStateTests {
         #expect(state.close(code: 1000) == nil)
         #expect(state.receive([0x81, 0x02, 0x68, 0x69]).isEmpty, "a text frame that still arrives is ignored")
     }
+
+    @Test("The transport's failure is an event: it ends an open or closing connection, and comes after a close")
+    func theTransportsFailureIsAnEvent() {
+        var open = makeState()
+        let endedOpen = open.transportFailed()
+        #expect(endedOpen, "a drop while open ends the connection")
+        #expect(open.phase == .closed)
+        #expect(open.send(.text("after the drop")) == nil)
+        var closing = makeState()
+        _ = closing.close(code: 1000)
+        let endedClosing = closing.transportFailed()
+        #expect(endedClosing, "a drop while closing ends the connection")
+        var closed = makeState()
+        _ = closed.receive([0x88, 0x02, 0x03, 0xE8])
+        let endedClosed = closed.transportFailed()
+        #expect(!endedClosed, "a drop after the close handshake is not the end: the close was")
+        #expect(closed.phase == .closed)
+    }
 }
