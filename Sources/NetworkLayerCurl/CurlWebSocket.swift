@@ -575,7 +575,9 @@ import NetworkLayerSupport
                         try await wait(forWriting: true)
                         continue
                     }
-                    guard code == 0 else { throw .connectionLost("curl error \(code) while sending the handshake") }
+                    guard CurlCode(rawValue: code) == .ok else {
+                        throw .connectionLost("curl error \(code) while sending the handshake")
+                    }
                     offset += sent
                 }
             }
@@ -607,7 +609,7 @@ import NetworkLayerSupport
                         try await wait(forWriting: false)
                         continue
                     }
-                    guard code == 0, count > 0 else {
+                    guard CurlCode(rawValue: code) == .ok, count > 0 else {
                         throw .connectionLost("the server closed the connection during the handshake")
                     }
                     bytes += buffer[0..<count]

@@ -45,7 +45,9 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
 
     /// What an outbox entry carries: bytes of a frame, or a waiting send's message, framed when its turn comes.
     package enum Content {
+        /// A frame's bytes, ready to write.
         case frame([UInt8])
+        /// A waiting send's message, not framed yet: withdrawn if its send is cancelled.
         case message(WebSocketMessage)
     }
 

@@ -27,26 +27,36 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 struct Run {
     typealias Machine = CurlWebSocketStateMachine<Numbered>
 
+    /// The input, read a byte at a time.
     var input: [UInt8]
+    /// The next byte to read.
     var position = 0
+    /// The machine under test.
     var machine: Machine
     /// Waiters asked and not answered yet.
     var waiting: Set<Int> = []
     /// Sends waiting, by number, for cancellations to pick from.
     var sends: [Int] = []
+    /// Receives waiting, by number, for cancellations to pick from.
     var receives: [Int] = []
+    /// The number of the last waiter.
     var lastID = 0
     /// Timers scheduled and not fired: the event each fires.
     var timers: [Timer] = []
+    /// The clock, in nanoseconds: each event moves it on by what the input says.
     var now: UInt64 = 0
 
     /// A timer's event.
     enum Timer {
+        /// The stall check.
         case stall
+        /// A ping's timeout.
         case ping(id: Int, after: Double)
+        /// The close timeout.
         case close(code: UInt16, reason: String)
     }
 
+    /// A run over `input`, whose first byte says whether the connection compresses.
     init(_ input: [UInt8]) {
         self.input = input
         let compression = (input.first ?? 0) & 1 == 1 && PerMessageDeflate.isAvailable
@@ -56,18 +66,21 @@ struct Run {
             bufferedMessageLimit: 3, sendTimeout: 5, keepAlive: 10)
     }
 
+    /// The next byte of the input, `nil` at its end.
     mutating func next() -> UInt8? {
         guard position < input.count else { return nil }
         defer { position += 1 }
         return input[position]
     }
 
+    /// A new waiter's number, noted as waiting.
     mutating func newID() -> Int {
         lastID += 1
         waiting.insert(lastID)
         return lastID
     }
 
+    /// Sends the input's events, then ends the connection and checks that no waiter is left.
     mutating func drive() {
         while let choice = next() {
             now += UInt64(choice) * 50_000_000
@@ -89,6 +102,7 @@ struct Run {
         precondition(waiting.isEmpty, "a call after the end waits: \(waiting.sorted())")
     }
 
+    /// Sends the event `choice` names.
     mutating func step(_ choice: UInt8) {
         let detail = next() ?? 0
         switch choice {
@@ -171,6 +185,7 @@ struct Run {
         }
     }
 
+    /// Fires one of the timers scheduled, chosen by `index`.
     mutating func fireTimer(_ index: Int) {
         guard !timers.isEmpty else { return }
         switch timers.remove(at: index % timers.count) {
@@ -180,12 +195,14 @@ struct Run {
         }
     }
 
+    /// Notes an answer to waiter `id`: it must be waiting.
     mutating func answered(_ id: Int) {
         precondition(waiting.remove(id) != nil, "waiter \(id) answered twice, or never asked")
         sends.removeAll { $0 == id }
         receives.removeAll { $0 == id }
     }
 
+    /// Carries out the machine's actions as `CurlWebSocket` does, with a socket simulated by the input.
     mutating func perform(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
