@@ -237,24 +237,27 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
 
     /// A send that finds no frame waiting frames its message at once, to be written on the caller's thread.
     package mutating func sendNow(_ message: WebSocketMessage) -> SendNow {
-        let error = lostError
-        return withLive { live, _ in
+        // The error is made only for a send that fails: a `URLError` costs more than the frame of a small message.
+        let outcome: SendNow?? = withLive { live, _ in
             guard live.outbox.isEmpty else { return .wait }
-            guard let bytes = live.protocolState.frame(message) else { return .fail(error) }
+            guard let bytes = live.protocolState.frame(message) else { return nil }
             live.outbox.append(Outgoing(content: .frame(bytes), sender: nil))
             return .write
-        } ?? .fail(error)
+        }
+        guard case .some(.some(let now)) = outcome else { return .fail(lostError) }
+        return now
     }
 
     /// A send that waits for its frame to be written: answered once it is, or when the connection ends.
     package mutating func send(_ message: WebSocketMessage, id: Int, waiter: Waiters.Send) -> [Action] {
-        let error = lostError
-        return withLive { live, isClosing in
-            // A closing connection makes no frame: the message cannot go.
-            if isClosing { return [.answerSend(waiter, .failure(error))] }
-            live.outbox.append(Outgoing(content: .message(message), sender: (id, waiter)))
-            return [.write]
-        } ?? [.answerSend(waiter, .failure(error))]
+        let isTaken =
+            withLive { live, isClosing in
+                // A closing connection makes no frame: the message cannot go.
+                if isClosing { return false }
+                live.outbox.append(Outgoing(content: .message(message), sender: (id, waiter)))
+                return true
+            } ?? false
+        return isTaken ? [.write] : [.answerSend(waiter, .failure(lostError))]
     }
 
     /// The task of a waiting send was cancelled: the send is withdrawn while its message is unframed (see the
@@ -272,21 +275,18 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
     /// A receive takes what is ready without waiting: the first message kept (reading resumes if it had paused for
     /// room), or the end once every kept message is read; `nil` while there is neither.
     package mutating func takeReady() -> (ready: Result<WebSocketMessage?, NetworkError>?, actions: [Action]) {
-        switch state {
+        switch takeState() {
         case .open(var live):
-            state = .modifying
             defer { state = .open(live) }
             return take(from: &live)
         case .closing(var live, let closers):
-            state = .modifying
             defer { state = .closing(live, closers: closers) }
             return take(from: &live)
         case .ended(var ended):
+            defer { state = .ended(ended) }
             guard !ended.received.isEmpty else {
                 return (ended.ending.error.map { .failure($0) } ?? .success(nil), [])
             }
-            state = .modifying
-            defer { state = .ended(ended) }
             return (.success(ended.received.removeFirst()), [])
         case .modifying:
             preconditionFailure("a receive while the state changes")
@@ -327,15 +327,17 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
     /// A ping with `payload`, answered when its pong arrives, when `timeout` passes (`nil` for no bound), or at the
     /// end.
     package mutating func ping(_ payload: [UInt8], timeout: Double?, id: Int, waiter: Waiters.Ping) -> [Action] {
-        let error = lostError
-        return withLive { live, _ in
-            guard let bytes = live.protocolState.ping(payload) else { return [.answerPing(waiter, .failure(error))] }
-            live.pings.append((id, payload, waiter))
-            live.outbox.append(Outgoing(content: .frame(bytes), sender: nil))
-            // No timer for no bound (nil, infinite, or over 31 years): the end answers the ping.
-            guard let timeout, timeout.isFinite, timeout < 1e9 else { return [.write] }
-            return [.write, .timePing(id: id, after: timeout)]
-        } ?? [.answerPing(waiter, .failure(error))]
+        let isTaken =
+            withLive { live, _ in
+                guard let bytes = live.protocolState.ping(payload) else { return false }
+                live.pings.append((id, payload, waiter))
+                live.outbox.append(Outgoing(content: .frame(bytes), sender: nil))
+                return true
+            } ?? false
+        guard isTaken else { return [.answerPing(waiter, .failure(lostError))] }
+        // No timer for no bound (nil, infinite, or over 31 years): the end answers the ping.
+        guard let timeout, timeout.isFinite, timeout < 1e9 else { return [.write] }
+        return [.write, .timePing(id: id, after: timeout)]
     }
 
     /// A ping's timeout passed: it fails with `.timedOut` unless its pong came; the connection stays open.
@@ -607,20 +609,28 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
 
     /// Runs `body` on the live connection's fields in place, with whether it is closing; `nil` once ended.
     private mutating func withLive<Result>(_ body: (inout Live, _ isClosing: Bool) -> Result) -> Result? {
-        switch state {
+        // The state is moved out and back, not copied: a copy retained and released every reference the live
+        // connection holds (its arrays, the protocol's buffers, the waiters) on each event, a few µs a message.
+        switch takeState() {
         case .open(var live):
-            state = .modifying
             defer { state = .open(live) }
             return body(&live, false)
         case .closing(var live, let closers):
-            state = .modifying
             defer { state = .closing(live, closers: closers) }
             return body(&live, true)
-        case .ended:
+        case .ended(let ended):
+            state = .ended(ended)
             return nil
         case .modifying:
             preconditionFailure("an event while the state changes")
         }
+    }
+
+    /// The state, moved out of the machine, which holds ``State/modifying`` until it is put back.
+    private mutating func takeState() -> State {
+        var taken = State.modifying
+        swap(&taken, &state)
+        return taken
     }
 }
 
