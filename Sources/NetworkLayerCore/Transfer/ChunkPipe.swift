@@ -10,10 +10,10 @@ import NetworkLayerSupport
 /// transfer meanwhile). ``close()`` (the upload ended: a response, an error, a cancellation) wakes both sides for
 /// good and cancels the producer.
 ///
-/// `@unchecked Sendable` is sound: the mutable state is `state`, private and touched only between
-/// `condition.lock()` and `condition.unlock()` (in `withState`, and in `read`, which also waits on it), and `pump`,
-/// which is `Locked`; the class is final.
-@_spi(TransportKit) public final class ChunkPipe: ChunkReader, @unchecked Sendable {
+/// The pipe's life is one ``StateMachine`` value under one lock: each call is an event, and whatever it answers
+/// (a writer to resume, a reader to wake, the producer to cancel) is carried out by ``perform(_:)`` after the lock is
+/// released.
+@_spi(TransportKit) public final class ChunkPipe: ChunkReader, Sendable {
     /// What the buffer holds at most before the producer waits (one chunk more than this, at worst).
     static let capacity = 256 * 1024
 
@@ -27,20 +27,14 @@ import NetworkLayerSupport
         case end
     }
 
-    private struct State {
-        var readerWaits = false
-        var chunks: [Data] = []
-        var offset = 0
-        var buffered = 0
-        var isFinished = false
-        var failure: NetworkError?
-        var isClosed = false
-        var waitingWriter: CheckedContinuation<Void, Never>?
-    }
+    /// The producer waiting for room, resumed once its chunk is in or with the error that ended the pipe.
+    typealias Writer = CheckedContinuation<Result<Void, NetworkError>, Never>
+    /// The machine with the pipe's writers.
+    typealias Machine = StateMachine<Writer>
 
-    private let condition = NSCondition()
-    private var state = State()
-    private let pump = Locked<Task<Void, Never>?>(nil)
+    private let machine = Locked(Machine())
+    /// Signalled once for each time a reader blocked in ``read(into:)`` waits.
+    private let readable = DispatchSemaphore(value: 0)
     /// Called, without the lock, when a reader that pulled in vain can go on.
     private let whenReadable: (@Sendable () -> Void)?
 
@@ -49,114 +43,75 @@ import NetworkLayerSupport
         self.whenReadable = whenReadable
     }
 
+    /// Carries out what an event left to do; called without the lock, the one place a waiter is answered.
+    private func perform(_ action: Machine.Action) {
+        if let resume = action.resume { resume.writer.resume(returning: resume.result) }
+        switch action.wake {
+        case .pulling?: whenReadable?()
+        case .blocking?: readable.signal()
+        case nil: break
+        }
+        action.cancel?.cancel()
+    }
+
     /// Starts the task that moves `chunks` into the pipe; false if it was started already (a one-shot body is read
     /// once).
     public func start(_ chunks: OneShotChunks) -> Bool {
-        let started = pump.withLock { pump -> Bool in
-            guard pump == nil else { return false }
-            pump = Task {
-                do throws(NetworkError) {
-                    try await chunks.produce { chunk throws(NetworkError) in try await self.write(chunk) }
-                    self.finish()
-                } catch {
-                    self.fail(error)
-                }
+        guard machine.withLock({ $0.startPump() }) else { return false }
+        let task = Task {
+            do throws(NetworkError) {
+                try await chunks.produce { chunk throws(NetworkError) in try await self.write(chunk) }
+                self.finish()
+            } catch {
+                self.fail(error)
             }
-            return true
         }
-        if started, withState({ $0.isClosed }) { pump.withLock { $0?.cancel() } }
-        return started
-    }
-
-    /// Tells a reader that pulled in vain to come back, once.
-    private func wakeReader() {
-        let wake = withState { state in
-            defer { state.readerWaits = false }
-            return state.readerWaits && !state.isClosed
-        }
-        if wake { whenReadable?() }
-    }
-
-    private func withState<Result, Failure: Error>(
-        _ body: (inout State) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        condition.lock()
-        defer {
-            condition.broadcast()
-            condition.unlock()
-        }
-        return try body(&state)
+        perform(machine.withLock { $0.pumpStarted(task) })
+        return true
     }
 
     /// Adds a chunk once there is room; throws ``NetworkError/cancelled`` once the pipe is closed.
     func write(_ chunk: Data) async throws(NetworkError) {
         guard !chunk.isEmpty else { return }
-        while true {
-            let added = try withState { (state) throws(NetworkError) -> Bool in
-                if state.isClosed { throw .cancelled }
-                guard state.buffered < Self.capacity else { return false }
-                state.chunks.append(chunk)
-                state.buffered += chunk.count
-                return true
+        switch machine.withLock({ $0.write(chunk) }) {
+        case .added(let wake):
+            perform(Machine.Action(wake: wake))
+        case .refused(let error):
+            throw error
+        case .full:
+            let result = await withCheckedContinuation { (writer: Writer) in
+                perform(machine.withLock { $0.waitForRoom(chunk, writer: writer) })
             }
-            if added {
-                wakeReader()
-                return
-            }
-            await withCheckedContinuation { continuation in
-                let resumeNow = withState { state in
-                    guard !state.isClosed, state.failure == nil, state.buffered >= Self.capacity else { return true }
-                    state.waitingWriter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
+            try result.get()
         }
     }
 
     /// Marks the end of the body: the reader gets 0 once it has read everything.
     func finish() {
-        withState { $0.isFinished = true }
-        wakeReader()
+        perform(machine.withLock { $0.finish() })
     }
 
     /// Fails the body: the reader's next read throws `error`.
     func fail(_ error: NetworkError) {
-        let writer = withState { state in
-            state.failure = state.failure ?? error
-            defer { state.waitingWriter = nil }
-            return state.waitingWriter
-        }
-        writer?.resume()
-        wakeReader()
+        perform(machine.withLock { $0.fail(error) })
     }
 
     /// Ends the pipe for both sides: a waiting or later write throws, a read throws ``NetworkError/cancelled``.
     public func close() {
-        let writer = withState { state in
-            state.isClosed = true
-            state.chunks = []
-            state.buffered = 0
-            defer { state.waitingWriter = nil }
-            return state.waitingWriter
-        }
-        writer?.resume()
-        pump.withLock { $0?.cancel() }
+        perform(machine.withLock { $0.close() })
     }
 
     /// Copies the next bytes into `buffer` without waiting.
     ///
     /// - Throws: the body's failure, or ``NetworkError/cancelled`` once the pipe is closed.
     public func pull(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Pull {
-        try withState { (state) throws(NetworkError) -> Pull in
-            if state.isClosed { throw .cancelled }
-            if let failure = state.failure { throw failure }
-            guard !state.chunks.isEmpty else {
-                if state.isFinished { return .end }
-                state.readerWaits = true
-                return .wait
-            }
-            return .bytes(Self.take(into: buffer, from: &state))
+        switch machine.withLock({ $0.read(into: buffer, as: .pulling) }) {
+        case .bytes(let count, let action):
+            perform(action)
+            return .bytes(count)
+        case .wait: return .wait
+        case .end: return .end
+        case .failed(let error): throw error
         }
     }
 
@@ -164,35 +119,15 @@ import NetworkLayerSupport
     ///
     /// - Throws: the body's failure, or ``NetworkError/cancelled`` once the pipe is closed.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkError) -> Int {
-        condition.lock()
-        while state.chunks.isEmpty && !state.isFinished && state.failure == nil && !state.isClosed {
-            condition.wait()
+        while true {
+            switch machine.withLock({ $0.read(into: buffer, as: .blocking) }) {
+            case .bytes(let count, let action):
+                perform(action)
+                return count
+            case .wait: readable.wait()
+            case .end: return 0
+            case .failed(let error): throw error
+            }
         }
-        defer { condition.unlock() }
-        if state.isClosed { throw .cancelled }
-        if let failure = state.failure { throw failure }
-        guard !state.chunks.isEmpty else { return 0 }
-        return Self.take(into: buffer, from: &state)
-    }
-
-    /// Copies from the first chunk into `buffer` and lets a waiting producer go on once there is room.
-    private static func take(into buffer: UnsafeMutableRawBufferPointer, from state: inout State) -> Int {
-        let first = state.chunks[0]
-        let count = min(buffer.count, first.count - state.offset)
-        first.withUnsafeBytes { bytes in
-            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
-            target.copyMemory(from: source + state.offset, byteCount: count)
-        }
-        state.offset += count
-        state.buffered -= count
-        if state.offset == first.count {
-            state.chunks.removeFirst()
-            state.offset = 0
-        }
-        if state.buffered < Self.capacity, let writer = state.waitingWriter {
-            state.waitingWriter = nil
-            writer.resume()
-        }
-        return count
     }
 }

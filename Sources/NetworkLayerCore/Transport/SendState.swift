@@ -53,36 +53,27 @@ public import NetworkLayerSupport
     /// A send not yet started.
     @inlinable public init() {}
 
-    @usableFromInline var continuation: Continuation?
-    /// An outcome decided before the caller's continuation was attached (a cancellation that came first).
-    @usableFromInline var earlyOutcome: Outcome?
-    @usableFromInline var work: Work?
-    @usableFromInline var deadline: (id: Int, monitor: DeadlineMonitor)?
-    @usableFromInline var ended = false
+    /// The send's whole mutable state: one machine, whose caller is the continuation.
+    @usableFromInline var machine = StateMachine<Continuation>()
+
     /// Whether the send has ended; nothing about it changes afterwards.
-    @inlinable public var hasEnded: Bool { ended }
+    @inlinable public var hasEnded: Bool { machine.hasEnded }
 
     /// Attaches the caller; returns the outcome to resume it with at once if the send already ended.
     @inlinable public mutating func attach(_ continuation: Continuation) -> Outcome? {
-        guard !hasEnded else { return earlyOutcome ?? .failure(CancellationError()) }
-        self.continuation = continuation
-        return nil
+        machine.attach(continuation)
     }
 
     /// Records the work now running for the send (the first, or the next hop of a redirect chain); returns false
     /// if the send already ended, in which case the work must not start.
     @inlinable public mutating func run(_ work: Work) -> Bool {
-        guard !hasEnded else { return false }
-        self.work = work
-        return true
+        machine.run(work)
     }
 
     /// Keeps the deadline watch so that ending can stop it; returns false if the send already ended, in which case
     /// the caller stops the watch itself.
     @inlinable public mutating func watch(_ id: Int, in monitor: DeadlineMonitor) -> Bool {
-        guard !hasEnded else { return false }
-        deadline = (id, monitor)
-        return true
+        machine.watch((id, monitor))
     }
 
     /// Ends the send with `outcome`, unless it already ended.
@@ -90,16 +81,9 @@ public import NetworkLayerSupport
     /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
     ///   cancelling.
     @inlinable public mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
-        guard !ended else { return nil }
-        ended = true
-        defer {
-            continuation = nil
-            work = nil
-            deadline = nil
+        machine.end(with: outcome, workFinished: workFinished).map { ending in
+            Ending(continuation: ending.caller, outcome: ending.outcome, work: ending.work, deadline: ending.deadline)
         }
-        if continuation == nil { earlyOutcome = outcome }
-        return Ending(
-            continuation: continuation, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
     }
 }
 
