@@ -18,7 +18,7 @@ bin="$(swift build "${flags[@]}" --show-bin-path)"
 test -x "$bin/FuzzServerSentEvents"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-for target in FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues FuzzWebSocketFrames FuzzWebSocketInflate FuzzWebSocketHandshake FuzzHostPool FuzzWebSocketLifecycle; do
+for target in FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues FuzzWebSocketFrames FuzzWebSocketInflate FuzzWebSocketHandshake FuzzHostPool FuzzWebSocketLifecycle FuzzStateMachines; do
     corpus="$work/$target"
     mkdir -p "$corpus"
     if [ -d "Corpus/$target" ]; then cp "Corpus/$target"/* "$corpus"/; fi

@@ -57,6 +57,11 @@ let package = Package(
             name: "FuzzHeaderValues",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),
+        // The lifecycles of a stream's pipe and of a send: random event sequences, every waiter answered once.
+        .executableTarget(
+            name: "FuzzStateMachines",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

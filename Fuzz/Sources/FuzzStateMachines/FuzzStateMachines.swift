@@ -1,0 +1,256 @@
+import Foundation
+
+@_spi(TransportKit) @testable import NetworkLayerCore
+
+/// One input: a sequence of events, each one a caller could send at that point, driven into a lifecycle machine
+/// (the first byte says which). Every waiter must be answered exactly once by the time the machine ends, and the
+/// machine must never stop the process on a sequence its callers can produce.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start, count > 0 else { return 0 }
+    var bytes = Bytes(UnsafeBufferPointer(start: start, count: count))
+    guard let first = bytes.next() else { return 0 }
+    if first.isMultiple(of: 2) {
+        var run = ChunkPipeRun(blocking: first & 2 != 0)
+        run.drive(&bytes)
+    } else {
+        var run = SendRun()
+        run.drive(&bytes)
+    }
+    return 0
+}
+
+/// The input, read a byte at a time.
+struct Bytes {
+    private let buffer: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    /// The bytes of one input.
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    /// The next byte, nil at the end.
+    mutating func next() -> UInt8? {
+        guard index < buffer.count else { return nil }
+        defer { index += 1 }
+        return buffer[index]
+    }
+}
+
+/// A producer and a reader around one `ChunkPipe.StateMachine`, as `ChunkPipe` drives it.
+struct ChunkPipeRun {
+    typealias Machine = ChunkPipe.StateMachine<Int>
+
+    /// Where the producer is.
+    enum Producer {
+        /// It may write, finish or fail.
+        case idle
+        /// Its write found the buffer full; it waits for room next, with this chunk.
+        case full(Data)
+        /// It waits for room as this writer.
+        case waiting(Int)
+        /// Its write threw: it fails the pipe next.
+        case mustFail(NetworkError)
+        /// It finished or failed.
+        case done
+    }
+
+    var machine = Machine()
+    var producer = Producer.idle
+    /// Whether the reader blocks (FoundationNetworking) or pulls (libcurl).
+    let blocking: Bool
+    /// Whether the reader waits to be woken.
+    var readerWaits = false
+    /// Whether the reader has seen the end or a failure.
+    var readerDone = false
+    var nextWriter = 1
+    /// The number of the last chunk written.
+    var written: UInt8 = 0
+    /// The chunks written and not read yet: their numbers and how many of their bytes are left.
+    var unread: [(number: UInt8, left: Int)] = []
+    /// Where reads land: as large as the largest read.
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024 + 1, alignment: 1)
+    var pumpClaimed = false
+    var pump: Task<Void, Never>?
+    var cancels = 0
+
+    /// A run whose reader blocks or pulls.
+    init(blocking: Bool) {
+        self.blocking = blocking
+    }
+
+    /// A chunk of `count` bytes, each the chunk's number, remembered in the order written.
+    mutating func chunk(_ count: Int) -> Data {
+        written &+= 1
+        unread.append((written, count))
+        return Data(repeating: written, count: count)
+    }
+
+    mutating func drive(_ bytes: inout Bytes) {
+        while let byte = bytes.next() {
+            let size = Int(bytes.next() ?? 1) * 1024 + 1
+            switch byte % 8 {
+            case 0: write(size)
+            case 1: waitForRoom()
+            case 2: if case .idle = producer { perform(machine.finish(), then: .done) }
+            case 3: fail()
+            case 4: perform(machine.close(), then: nil)
+            case 5: readOnce(size)
+            case 6: startPump()
+            default: readOnce(Int(byte))
+            }
+        }
+        // The transport always closes the pipe when the send ends; the producer, cancelled, ends too.
+        perform(machine.close(), then: nil)
+        waitForRoom()
+        fail()
+        if case .waiting(let writer) = producer { preconditionFailure("writer \(writer) was never resumed") }
+        precondition(!(blocking && readerWaits), "a blocked reader was never woken")
+        if pump != nil { precondition(cancels == 1, "the producer was cancelled \(cancels) times") }
+        buffer.deallocate()
+    }
+
+    mutating func write(_ size: Int) {
+        guard case .idle = producer else { return }
+        let data = chunk(size)
+        switch machine.write(data) {
+        case .added(let wake): perform(Machine.Action(wake: wake), then: nil)
+        case .full: producer = .full(data)
+        case .refused(let error): producer = .mustFail(error)
+        }
+    }
+
+    mutating func waitForRoom() {
+        guard case .full(let data) = producer else { return }
+        let writer = nextWriter
+        nextWriter += 1
+        producer = .waiting(writer)
+        perform(machine.waitForRoom(data, writer: writer), then: nil)
+    }
+
+    mutating func fail() {
+        switch producer {
+        case .idle: perform(machine.fail(.cancelled), then: .done)
+        case .mustFail(let error): perform(machine.fail(error), then: .done)
+        case .full, .waiting, .done: break
+        }
+    }
+
+    mutating func startPump() {
+        if !pumpClaimed {
+            pumpClaimed = machine.startPump()
+            precondition(pumpClaimed, "the first start was refused")
+        } else if pump == nil {
+            let task = Task<Void, Never> {}
+            pump = task
+            perform(machine.pumpStarted(task), then: nil)
+        } else {
+            precondition(!machine.startPump(), "the producer started twice")
+        }
+    }
+
+    mutating func readOnce(_ size: Int) {
+        guard !readerDone, !(blocking && readerWaits) else { return }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(max(size, 1), buffer.count)])
+        switch machine.read(into: target, as: blocking ? .blocking : .pulling) {
+        case .bytes(let count, let action):
+            precondition(count > 0 && !readerWaits, "bytes for a reader that waits")
+            precondition(count <= unread[0].left, "a read ran past its chunk")
+            precondition(target[0] == unread[0].number && target[count - 1] == unread[0].number, "bytes out of order")
+            unread[0].left -= count
+            if unread[0].left == 0 { unread.removeFirst() }
+            perform(action, then: nil)
+        case .wait: readerWaits = true
+        case .end, .failed: readerDone = true
+        }
+    }
+
+    /// Carries out `action` as `ChunkPipe.perform` does, checking that each waiter it names was waiting.
+    mutating func perform(_ action: Machine.Action, then next: Producer?) {
+        if let next { producer = next }
+        if let resume = action.resume {
+            guard case .waiting(let writer) = producer, writer == resume.writer else {
+                preconditionFailure("writer \(resume.writer) resumed, but it does not wait")
+            }
+            switch resume.result {
+            case .success: producer = .idle
+            case .failure(let error): producer = .mustFail(error)
+            }
+        }
+        if let wake = action.wake {
+            precondition(readerWaits, "a reader woken that does not wait")
+            precondition(wake == (blocking ? .blocking : .pulling), "the wrong reader woken")
+            readerWaits = false
+        }
+        if let task = action.cancel {
+            precondition(task == pump, "a task cancelled that is not the producer")
+            cancels += 1
+        }
+    }
+}
+
+/// A caller, its work, its deadline watch and the sources that end it, around one `SendState.StateMachine`.
+struct SendRun {
+    typealias Machine = SendState<Int, Int>.StateMachine<Int>
+
+    static let monitor = DeadlineMonitor()
+
+    var machine = Machine()
+    var attached = false
+    /// How often the caller was answered.
+    var answers = 0
+    /// The work that runs now, as far as the transport knows.
+    var work: Int?
+    var nextWork = 1
+    /// Watches offered, and how often each was stopped.
+    var watches: [Int: Int] = [:]
+    var ended = false
+
+    mutating func drive(_ bytes: inout Bytes) {
+        while let byte = bytes.next() {
+            switch byte % 4 {
+            case 0: attach()
+            case 1:
+                let id = nextWork
+                nextWork += 1
+                if machine.run(id) {
+                    precondition(!ended, "work ran after the end")
+                    work = id
+                }
+            case 2:
+                guard watches.isEmpty else { break }
+                let id = Int(byte)
+                watches[id] = 0
+                if !machine.watch((id, Self.monitor)) { watches[id, default: 0] += 1 }
+            default: end(finished: byte & 4 != 0)
+            }
+        }
+        // The send ends one way or another, and its caller attached at its start.
+        end(finished: true)
+        attach()
+        precondition(answers == 1, "the caller was answered \(answers) times")
+        precondition(watches.values.allSatisfy { $0 == 1 }, "a deadline watch was not stopped exactly once")
+    }
+
+    mutating func attach() {
+        guard !attached else { return }
+        attached = true
+        if machine.attach(7) != nil { answers += 1 }
+    }
+
+    mutating func end(finished: Bool) {
+        guard let ending = machine.end(with: .success(1), workFinished: finished) else {
+            precondition(ended, "a send that had not ended refused to end")
+            return
+        }
+        precondition(!ended, "a send ended twice")
+        ended = true
+        if let caller = ending.caller {
+            precondition(caller == 7 && attached, "a caller that never attached was answered")
+            answers += 1
+        }
+        precondition(ending.work == (finished ? nil : work), "the wrong work handed back")
+        if let deadline = ending.deadline { watches[deadline.id, default: 0] += 1 }
+    }
+}
