@@ -115,15 +115,16 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private let journal: Journal
     private let deadLetterFile: Journal
     private let replayLock: URL
-    /// What replays go through: the network this queue is part of, less the queue, or the one given at `init`.
-    private let replays: Locked<Network?>
+    /// Whether a replay runs, the flushes waiting for it, the backoff, and the network replays go through: one
+    /// machine under one lock, whose answers are carried out after the lock is released.
+    private let machine: Locked<ReplayState<CheckedContinuation<Void, Never>>>
     private let replaysAreFixed: Bool
     private let onEvent: @Sendable (Event) -> Void
     private let io = DispatchQueue(label: "NetworkLayer.OfflineQueue.io")
-    private let state = Locked(ReplaySchedule())
-    /// The clock the replay backoff is measured on: that of the network the queue replays through
-    /// (``Network/clock``, the system's uptime or a test's); the system's before the queue has one.
-    private var clock: UptimeClock { replays.withLock { $0?.clock } ?? .system }
+    /// The uptime now, in nanoseconds, on the clock the replay backoff is measured on: that of the network the queue
+    /// replays through (``Network/clock``, the system's uptime or a test's); the system's before the queue has one.
+    /// The clock is read outside the lock: it is the caller's code.
+    private func uptime() -> UInt64 { machine.withLock { $0.clock }.nanoseconds() }
     /// Starts an automatic replay off the caller's path: a new task, or what a test records.
     private let startInBackground: @Sendable (@escaping @Sendable () async -> Void) -> Void
     #if canImport(Network)
@@ -175,7 +176,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         journal = Journal(file: directory.appendingPathComponent("journal"))
         deadLetterFile = Journal(file: directory.appendingPathComponent("dead-letters"))
         replayLock = directory.appendingPathComponent("replay.lock")
-        replays = Locked(network)
+        machine = Locked(ReplayState(network: network))
         replaysAreFixed = network != nil
         self.startInBackground = startInBackground
         self.onEvent = onEvent
@@ -186,8 +187,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     public func attach(to network: Network) {
         guard !replaysAreFixed else { return }
         let target = network.withoutMiddleware(self)
-        replays.withLock { $0 = target }
-        state.withLock { $0.replaysThroughAnotherNetwork() }
+        machine.withLock { $0.attach(target) }
     }
 
     /// The requests waiting to be sent, oldest first.
@@ -210,16 +210,42 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     /// If this instance is already replaying, it waits for that replay to end and replays once more: the running
     /// one may have read the journal before the latest request was queued. Returns at once if another instance on
     /// the same directory is replaying.
+    ///
+    /// Cancelling the task that flushes ends the wait at once; the replay goes on in a task of its own (a request
+    /// cut off halfway would leave the server unsure whether it acted).
     public func flush() async {
-        if await replay(ignoringBackoff: true) { return }
-        await withCheckedContinuation { continuation in
-            let waits = state.withLock { state in
-                if state.isReplaying { state.flushes.append(continuation) }
-                return state.isReplaying
-            }
-            if !waits { continuation.resume() }
+        if replayInItsOwnTask() {
+            await waitForTheReplay()
+            return
         }
-        await replay(ignoringBackoff: true)
+        await waitForTheReplay()
+        guard !Task.isCancelled, replayInItsOwnTask() else { return }
+        await waitForTheReplay()
+    }
+
+    /// Starts a replay, ignoring the backoff, in a task that the caller's cancellation does not reach; false if
+    /// this instance is replaying already.
+    private func replayInItsOwnTask() -> Bool {
+        let now = uptime()
+        guard case .started(let network) = machine.withLock({ $0.start(ignoringBackoff: true, at: now) }) else {
+            return false
+        }
+        Task { await self.runReplay(through: network) }
+        return true
+    }
+
+    /// Waits until no replay runs in this instance, or until the caller is cancelled.
+    private func waitForTheReplay() async {
+        let id = machine.withLock { $0.makeWaiterID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                machine.withLock { $0.wait(id, continuation) }?.resume()
+                // A cancellation that came before the wait found nothing to end: end it now.
+                if Task.isCancelled { machine.withLock { $0.cancelWait(id) }?.resume() }
+            }
+        } onCancel: {
+            machine.withLock { $0.cancelWait(id) }?.resume()
+        }
     }
 
     /// Adds the idempotency key, sends, and queues the request if the network cannot be reached; after a success,
@@ -287,43 +313,37 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
 
     /// Starts a replay in the background, unless one is running or the last one asks to wait.
     private func replayInBackground() {
-        let now = clock.nanoseconds()
-        let due = state.withLock { !$0.isReplaying && $0.isDue(at: now) }
-        guard due else { return }
+        let now = uptime()
+        guard machine.withLock({ $0.isDue(at: now) }) else { return }
         startInBackground { await self.replay(ignoringBackoff: false) }
     }
 
-    /// Replays what is waiting, unless this instance is replaying already; returns whether it started.
-    @discardableResult
-    private func replay(ignoringBackoff: Bool) async -> Bool {
-        let now = clock.nanoseconds()
-        let starts = state.withLock { state -> Bool in
-            guard !state.isReplaying, ignoringBackoff || state.isDue(at: now) else { return false }
-            state.isReplaying = true
-            return true
-        }
-        guard starts else { return false }
+    /// Replays what is waiting, unless this instance is replaying already or the backoff asks to wait.
+    private func replay(ignoringBackoff: Bool) async {
+        let now = uptime()
+        guard case .started(let network) = machine.withLock({ $0.start(ignoringBackoff: ignoringBackoff, at: now) })
+        else { return }
+        await runReplay(through: network)
+    }
+
+    /// Runs the replay this caller started, then answers the flushes that waited for it.
+    private func runReplay(through network: Network?) async {
         defer {
-            let flushes = state.withLock { state in
-                state.isReplaying = false
-                defer { state.flushes = [] }
-                return state.flushes
-            }
-            for flush in flushes { flush.resume() }
+            for flush in machine.withLock({ $0.end() }) { flush.resume() }
         }
-        guard let replays = replays.withLock({ $0 }) else { return true }
+        guard let replays = network else { return }
         let journal = journal
         let replayLock = replayLock
         do throws(Journal.Failure) {
             // Another instance (in this process or another) holding the lock is replaying this journal already.
             guard let lock = try await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: replayLock) })
-            else { return true }
+            else { return }
             defer { lock.release() }
             let entries = try await onIOQueue { () throws(Journal.Failure) in
                 JournalRecord.pending(in: try journal.records())
             }
             for entry in entries {
-                guard await deliver(entry, through: replays) else { return true }
+                guard await deliver(entry, through: replays) else { return }
             }
             // Drop what has been delivered, keeping anything queued meanwhile.
             try await onIOQueue { () throws(Journal.Failure) in try journal.rewrite(JournalRecord.compacted) }
@@ -331,7 +351,6 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             // What was delivered is marked so in the journal already; the rest stays queued for the next replay.
             onEvent(.replayFailed(reason: error.description))
         }
-        return true
     }
 
     /// The statuses that deliver an entry: any answer but a client's or a server's error.
@@ -361,7 +380,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             return keepQueued(entry, reason: "HTTP \(statusCode)")
         case .success(let response):
             guard await finish(entry, deadLetter: nil) else { return false }
-            state.withLock { $0.delivered() }
+            machine.withLock { $0.delivered() }
             onEvent(.delivered(entry, statusCode: response.statusCode))
             return true
         case .failure(.invalidRequest(let part, let reason, _)):
@@ -408,8 +427,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     static let replayBackoff = ReplaySchedule.backoff
 
     private func keepQueued(_ entry: Entry, reason: String) -> Bool {
-        let now = clock.nanoseconds()
-        state.withLock { $0.failed(at: now) }
+        let now = uptime()
+        machine.withLock { $0.failed(at: now) }
         onEvent(.stillQueued(entry, reason: reason))
         return false
     }

@@ -6,18 +6,14 @@ import NetworkLayerSupport
 /// After a replay that could not deliver (a `5xx`, the network still unreachable) the next automatic replay waits
 /// ``backoff``, doubling with each such replay in a row; a delivery starts the count again. ``OfflineQueue/flush()``
 /// ignores the wait.
-struct ReplaySchedule {
+struct ReplaySchedule: Sendable {
     /// The wait before the next automatic replay after failures in a row: 1 s, doubling, at most 5 minutes.
     static let backoff = ExponentialBackoff(base: 1, maximum: 300)
 
-    /// Whether a replay is running in this instance.
-    var isReplaying = false
     /// Replays in a row that could not deliver.
     private(set) var failures = 0
     /// The uptime, in nanoseconds, before which no automatic replay starts.
     private(set) var notBefore: UInt64 = 0
-    /// Flushes waiting for the running replay to end.
-    var flushes: [CheckedContinuation<Void, Never>] = []
 
     /// Whether an automatic replay may start at `now` (nanoseconds of the queue's clock).
     func isDue(at now: UInt64) -> Bool { now >= notBefore }
