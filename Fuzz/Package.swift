@@ -57,10 +57,14 @@ let package = Package(
             name: "FuzzHeaderValues",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),
-        // The lifecycles of a stream's pipe and of a send: random event sequences, every waiter answered once.
+        // The lifecycles of a stream's pipe, a send and an offline queue's replays: random event sequences, every
+        // waiter answered once.
         .executableTarget(
             name: "FuzzStateMachines",
-            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer")]
+            dependencies: [
+                "FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer"),
+                .product(name: "NetworkLayerOffline", package: "NetworkLayer"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

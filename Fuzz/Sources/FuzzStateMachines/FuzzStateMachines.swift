@@ -1,20 +1,25 @@
 import Foundation
 
 @_spi(TransportKit) @testable import NetworkLayerCore
+@testable import NetworkLayerOffline
 
 /// One input: a sequence of events, each one a caller could send at that point, driven into a lifecycle machine
-/// (the first byte says which). Every waiter must be answered exactly once by the time the machine ends, and the
+/// (the first byte says which: a stream's pipe, a send, or an offline queue's replays). Every waiter must be answered exactly once by the time the machine ends, and the
 /// machine must never stop the process on a sequence its callers can produce.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     var bytes = Bytes(UnsafeBufferPointer(start: start, count: count))
     guard let first = bytes.next() else { return 0 }
-    if first.isMultiple(of: 2) {
+    switch first % 4 {
+    case 0, 2:
         var run = ChunkPipeRun(blocking: first & 2 != 0)
         run.drive(&bytes)
-    } else {
+    case 1:
         var run = SendRun()
+        run.drive(&bytes)
+    default:
+        var run = ReplayRun()
         run.drive(&bytes)
     }
     return 0
@@ -252,5 +257,81 @@ struct SendRun {
         }
         precondition(ending.work == (finished ? nil : work), "the wrong work handed back")
         if let deadline = ending.deadline { watches[deadline.id, default: 0] += 1 }
+    }
+}
+
+/// Replays and the flushes waiting for them, around one `ReplayState`, as `OfflineQueue` drives it.
+struct ReplayRun {
+    typealias Machine = ReplayState<Int>
+
+    var machine = Machine(network: nil)
+    /// Whether a replay this run started is running.
+    var running = false
+    /// The flushes waiting, by id.
+    var waiting: [Int: Int] = [:]
+    /// How often each flush was answered.
+    var answers: [Int: Int] = [:]
+    var nextFlush = 1
+    var now: UInt64 = 0
+
+    mutating func drive(_ bytes: inout Bytes) {
+        while let byte = bytes.next() {
+            now += UInt64(byte) * 100_000_000
+            switch byte % 7 {
+            case 0, 1: start(ignoringBackoff: byte % 7 == 1)
+            case 2: end()
+            case 3, 4: wait()
+            case 5: cancel(Int(byte / 7) % (nextFlush + 1))
+            default: if byte & 128 == 0 { machine.failed(at: now) } else { machine.delivered() }
+            }
+        }
+        end()
+        precondition(waiting.isEmpty, "flushes \(waiting.values.sorted()) were never answered")
+        precondition(answers.values.allSatisfy { $0 == 1 }, "a flush was answered more than once")
+    }
+
+    mutating func start(ignoringBackoff: Bool) {
+        let due = machine.isDue(at: now)
+        switch machine.start(ignoringBackoff: ignoringBackoff, at: now) {
+        case .started:
+            precondition(!running, "two replays at once")
+            precondition(ignoringBackoff || due, "an automatic replay started within the backoff")
+            running = true
+        case .refused:
+            precondition(running || !ignoringBackoff, "a flush was refused while no replay ran")
+        }
+    }
+
+    mutating func end() {
+        guard running else { return }
+        running = false
+        for flush in machine.end() { answer(flush) }
+        precondition(waiting.isEmpty, "the end left flushes waiting")
+    }
+
+    mutating func wait() {
+        let id = machine.makeWaiterID()
+        let flush = nextFlush
+        nextFlush += 1
+        precondition(waiting[id] == nil, "an id given twice")
+        waiting[id] = flush
+        if let resumed = machine.wait(id, flush) {
+            precondition(!running, "a flush answered at once while a replay runs")
+            answer(resumed)
+        }
+    }
+
+    mutating func cancel(_ id: Int) {
+        guard let flush = machine.cancelWait(id) else { return }
+        precondition(waiting[id] == flush, "a cancellation answered another flush")
+        answer(flush)
+    }
+
+    mutating func answer(_ flush: Int) {
+        guard let id = waiting.first(where: { $0.value == flush })?.key else {
+            preconditionFailure("flush \(flush) answered, but it does not wait")
+        }
+        waiting[id] = nil
+        answers[flush, default: 0] += 1
     }
 }
