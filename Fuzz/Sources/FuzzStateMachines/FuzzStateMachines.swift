@@ -45,6 +45,7 @@ struct Bytes {
 
 /// A producer and a reader around one `ChunkPipe.StateMachine`, as `ChunkPipe` drives it.
 struct ChunkPipeRun {
+    /// The machine, with numbers for writers.
     typealias Machine = ChunkPipe.StateMachine<Int>
 
     /// Where the producer is.
@@ -61,7 +62,9 @@ struct ChunkPipeRun {
         case done
     }
 
+    /// The machine under test.
     var machine = Machine()
+    /// Where the producer is.
     var producer = Producer.idle
     /// Whether the reader blocks (FoundationNetworking) or pulls (libcurl).
     let blocking: Bool
@@ -69,6 +72,7 @@ struct ChunkPipeRun {
     var readerWaits = false
     /// Whether the reader has seen the end or a failure.
     var readerDone = false
+    /// The number the next waiting writer gets.
     var nextWriter = 1
     /// The number of the last chunk written.
     var written: UInt8 = 0
@@ -76,8 +80,11 @@ struct ChunkPipeRun {
     var unread: [(number: UInt8, left: Int)] = []
     /// Where reads land: as large as the largest read.
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024 + 1, alignment: 1)
+    /// Whether the producer's start was claimed.
     var pumpClaimed = false
+    /// The producer's task, once started.
     var pump: Task<Void, Never>?
+    /// How often the producer's task was cancelled.
     var cancels = 0
 
     /// A run whose reader blocks or pulls.
@@ -92,6 +99,7 @@ struct ChunkPipeRun {
         return Data(repeating: written, count: count)
     }
 
+    /// Sends the events the input names, then ends the pipe as a transport does, and checks every waiter was answered once.
     mutating func drive(_ bytes: inout Bytes) {
         while let byte = bytes.next() {
             let size = Int(bytes.next() ?? 1) * 1024 + 1
@@ -116,6 +124,7 @@ struct ChunkPipeRun {
         buffer.deallocate()
     }
 
+    /// The producer writes a chunk of `size` bytes, if it may.
     mutating func write(_ size: Int) {
         guard case .idle = producer else { return }
         let data = chunk(size)
@@ -126,6 +135,7 @@ struct ChunkPipeRun {
         }
     }
 
+    /// The producer, whose write found the buffer full, waits for room.
     mutating func waitForRoom() {
         guard case .full(let data) = producer else { return }
         let writer = nextWriter
@@ -134,6 +144,7 @@ struct ChunkPipeRun {
         perform(machine.waitForRoom(data, writer: writer), then: nil)
     }
 
+    /// The producer fails, if it may: it throws, or its write threw.
     mutating func fail() {
         switch producer {
         case .idle: perform(machine.fail(.cancelled), then: .done)
@@ -142,6 +153,7 @@ struct ChunkPipeRun {
         }
     }
 
+    /// Claims the producer's start, starts it, or asks to start it again.
     mutating func startPump() {
         if !pumpClaimed {
             pumpClaimed = machine.startPump()
@@ -155,6 +167,7 @@ struct ChunkPipeRun {
         }
     }
 
+    /// The reader reads up to `size` bytes, unless it waits on its thread or is done.
     mutating func readOnce(_ size: Int) {
         guard !readerDone, !(blocking && readerWaits) else { return }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(max(size, 1), buffer.count)])
@@ -197,21 +210,28 @@ struct ChunkPipeRun {
 
 /// A caller, its work, its deadline watch and the sources that end it, around one `SendState.StateMachine`.
 struct SendRun {
+    /// The machine, with numbers for the caller, the work and the outcome.
     typealias Machine = SendState<Int, Int>.StateMachine<Int>
 
+    /// The monitor the deadline watches name.
     static let monitor = DeadlineMonitor()
 
+    /// The machine under test.
     var machine = Machine()
+    /// Whether the caller attached.
     var attached = false
     /// How often the caller was answered.
     var answers = 0
     /// The work that runs now, as far as the transport knows.
     var work: Int?
+    /// The number the next work gets.
     var nextWork = 1
     /// Watches offered, and how often each was stopped.
     var watches: [Int: Int] = [:]
+    /// Whether some source ended the send.
     var ended = false
 
+    /// Sends the events the input names, then ends the send and attaches the caller, and checks it was answered once.
     mutating func drive(_ bytes: inout Bytes) {
         while let byte = bytes.next() {
             switch byte % 4 {
@@ -238,12 +258,14 @@ struct SendRun {
         precondition(watches.values.allSatisfy { $0 == 1 }, "a deadline watch was not stopped exactly once")
     }
 
+    /// The caller attaches, once.
     mutating func attach() {
         guard !attached else { return }
         attached = true
         if machine.attach(7) != nil { answers += 1 }
     }
 
+    /// A source ends the send; only the first one does.
     mutating func end(finished: Bool) {
         guard let ending = machine.end(with: .success(1), workFinished: finished) else {
             precondition(ended, "a send that had not ended refused to end")
@@ -262,8 +284,10 @@ struct SendRun {
 
 /// Replays and the flushes waiting for them, around one `ReplayState`, as `OfflineQueue` drives it.
 struct ReplayRun {
+    /// The machine, with numbers for flushes.
     typealias Machine = ReplayState<Int>
 
+    /// The machine under test.
     var machine = Machine(network: nil)
     /// Whether a replay this run started is running.
     var running = false
@@ -271,9 +295,12 @@ struct ReplayRun {
     var waiting: [Int: Int] = [:]
     /// How often each flush was answered.
     var answers: [Int: Int] = [:]
+    /// The number the next flush gets.
     var nextFlush = 1
+    /// The queue's clock, in nanoseconds.
     var now: UInt64 = 0
 
+    /// Sends the events the input names, then ends the running replay, and checks every flush was answered once.
     mutating func drive(_ bytes: inout Bytes) {
         while let byte = bytes.next() {
             now += UInt64(byte) * 100_000_000
@@ -290,6 +317,7 @@ struct ReplayRun {
         precondition(answers.values.allSatisfy { $0 == 1 }, "a flush was answered more than once")
     }
 
+    /// A replay asks to start: a flush's, or an automatic one within the backoff.
     mutating func start(ignoringBackoff: Bool) {
         let due = machine.isDue(at: now)
         switch machine.start(ignoringBackoff: ignoringBackoff, at: now) {
@@ -302,6 +330,7 @@ struct ReplayRun {
         }
     }
 
+    /// The running replay ends and answers the flushes that waited.
     mutating func end() {
         guard running else { return }
         running = false
@@ -309,6 +338,7 @@ struct ReplayRun {
         precondition(waiting.isEmpty, "the end left flushes waiting")
     }
 
+    /// A flush waits for the running replay.
     mutating func wait() {
         let id = machine.makeWaiterID()
         let flush = nextFlush
@@ -321,12 +351,14 @@ struct ReplayRun {
         }
     }
 
+    /// A flush, maybe not a waiting one, is cancelled.
     mutating func cancel(_ id: Int) {
         guard let flush = machine.cancelWait(id) else { return }
         precondition(waiting[id] == flush, "a cancellation answered another flush")
         answer(flush)
     }
 
+    /// Counts an answer to `flush`, which must be waiting.
     mutating func answer(_ flush: Int) {
         guard let id = waiting.first(where: { $0.value == flush })?.key else {
             preconditionFailure("flush \(flush) answered, but it does not wait")

@@ -10,8 +10,8 @@ import NetworkLayerSupport
 /// transfer meanwhile). ``close()`` (the upload ended: a response, an error, a cancellation) wakes both sides for
 /// good and cancels the producer.
 ///
-/// The pipe's life is one ``StateMachine`` value under one lock: each call is an event, and whatever it answers
-/// (a writer to resume, a reader to wake, the producer to cancel) is carried out by ``perform(_:)`` after the lock is
+/// The pipe's life is one `StateMachine` value under one lock: each call is an event, and whatever it answers
+/// (a writer to resume, a reader to wake, the producer to cancel) is carried out by `perform(_:)` after the lock is
 /// released.
 @_spi(TransportKit) public final class ChunkPipe: ChunkReader, Sendable {
     /// What the buffer holds at most before the producer waits (one chunk more than this, at worst).

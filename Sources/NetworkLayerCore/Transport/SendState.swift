@@ -13,6 +13,10 @@ public import NetworkLayerSupport
 /// the size cap or an authentication challenge. Ending resumes the caller at once; the work, if it must stop, is
 /// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
 ///
+/// Its whole mutable state is one `StateMachine` value, whose states hold the caller they owe; each method is an
+/// event of that machine, and what it answers (``Ending``, an outcome, whether work may start) is carried out by the
+/// caller after it releases the lock.
+///
 /// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
 /// still in parts (`CurlTransport`, see ``ResponseHead``).
 ///

@@ -88,6 +88,7 @@ struct ReplayStateTests {
         return "\(answer) → \(name(of: machine.state))"
     }
 
+    /// The name of a state, with the flushes it holds.
     static func name(of state: Machine.State) -> String {
         switch state {
         case .idle: "idle"
@@ -118,12 +119,14 @@ struct ReplayStateTests {
 
     /// A transport that holds every request until the test lets them go, then answers 201.
     final class HeldTransport: Transport {
+        /// Whether requests go, those held, and how many arrived.
         private let state = Locked<(open: Bool, held: [CheckedContinuation<Void, Never>], count: Int)>(
             (false, [], 0))
 
         /// The requests that arrived.
         var count: Int { state.withLock { $0.count } }
 
+        /// Holds the request until ``open()``, then answers 201.
         func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
             await withCheckedContinuation { continuation in
                 let goes = state.withLock { state in

@@ -77,6 +77,7 @@ struct ChunkPipeStateMachineTests {
     /// Every pair of a state and an event.
     static let cells = Start.allCases.flatMap { start in Event.allCases.map { (start, $0) } }
 
+    /// The failure a producer ends with.
     static let failure = NetworkError.invalidRequest(.body, reason: "the microphone stopped")
 
     /// A machine in `start`, reached the way a producer and a reader reach it.
@@ -132,10 +133,12 @@ struct ChunkPipeStateMachineTests {
         return "\(answer) → \(name(of: machine.state))"
     }
 
+    /// "cancelled" for a closed pipe's error, "failure" for the producer's.
     static func describe(_ error: NetworkError) -> String {
         if case .cancelled = error { "cancelled" } else { "failure" }
     }
 
+    /// What an action does, in a few words: "none" when nothing.
     static func describe(_ action: Machine.Action) -> String {
         var parts: [String] = []
         if let resume = action.resume {
@@ -151,6 +154,7 @@ struct ChunkPipeStateMachineTests {
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 
+    /// The name of a state, without what it holds.
     static func name(of state: Machine.State) -> String {
         switch state {
         case .producing: "producing"

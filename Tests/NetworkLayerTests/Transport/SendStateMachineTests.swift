@@ -70,6 +70,7 @@ struct SendStateMachineTests {
     /// Every pair of a state and an event.
     static let cells = Start.allCases.flatMap { start in Event.allCases.map { (start, $0) } }
 
+    /// The monitor the deadline watches name.
     static let monitor = DeadlineMonitor()
 
     /// A machine in `start`, reached the way a transport reaches it.
@@ -114,10 +115,12 @@ struct SendStateMachineTests {
         return "\(answer) → \(name(of: machine.state))"
     }
 
+    /// The value of an outcome, or "failure".
     static func describe(_ outcome: Result<Int, any Error>) -> String {
         (try? outcome.get()).map { "\($0)" } ?? "failure"
     }
 
+    /// The name of a state, without what it holds.
     static func name(of state: Machine.State) -> String {
         switch state {
         case .starting: "starting"
