@@ -42,8 +42,8 @@ import NetworkLayerSupport
 /// - Replays go through the network the queue is part of: its transport and all of its other middleware, whatever
 ///   the queue's position in the list, so authentication adds a fresh token (and refreshes it on a 401), default
 ///   headers are added again, and retries and logging apply. A queue learns that network when a ``Network`` is made
-///   with it (or its middleware or transport is set); if several are, the last one counts. Until then ``flush()``
-///   sends nothing.
+///   with it, or when ``Network/attachMiddleware()`` is called on one (a copy of the network changed later does not
+///   take the replays over by itself); if several are, the last one counts. Until then ``flush()`` sends nothing.
 /// - No secret reaches the queue's files: `Authorization`, `Proxy-Authorization`, `Cookie` and any header whose name
 ///   contains token, key, secret or password (the names ``LoggingMiddleware`` redacts) are left out of the journal;
 ///   the middleware that added them adds them again at replay. A route that sets such a header itself cannot be
