@@ -198,12 +198,20 @@ struct CurlHostPool<Item> {
 
     private var zeros: [Int] { Array(repeating: 0, count: connectionsPerHost.count) }
 
-    /// Adds `change` to the sends to `host` running on `loop`; a host with none running anywhere is forgotten.
+    /// Adds `change` to the sends to `host` running on `loop`, in place. A host keeps its entry when none run (sends
+    /// one after another would otherwise make it again each time); beyond ``hostLimit`` hosts, those with none
+    /// running are forgotten.
     private mutating func count(_ change: Int, to host: String, on loop: Int) {
-        var counts = running.removeValue(forKey: host) ?? zeros
-        counts[loop] = max(0, counts[loop] + change)
-        if counts.contains(where: { $0 > 0 }) { running[host] = counts }
+        if change < 0, (running[host]?[loop] ?? 0) + change < 0 { return }
+        if running.count >= Self.hostLimit, running[host] == nil {
+            running = running.filter { $0.value.contains { $0 > 0 } }
+        }
+        let loops = connectionsPerHost.count
+        running[host, default: Array(repeating: 0, count: loops)][loop] += change
     }
+
+    /// How many hosts the pool keeps counts for, at most, beside those with sends running.
+    private static var hostLimit: Int { 1024 }
 
     /// The waiting sends to `host` that may run on `loop` now, counted there, first first.
     private mutating func release(_ host: String, onLoop loop: Int) -> [Waiter] {

@@ -144,7 +144,8 @@ import NetworkLayerSupport
             }
             easy.holdsPlainGETOptions = false
             let text = url.absoluteString
-            queuedHost = CurlHostPool<CurlWaiting>.host(ofURL: text)
+            // The first hop's key is the one the transport placed the send under, made from the same text.
+            queuedHost = chain.hops == 0 ? submission.route.host : CurlHostPool<CurlWaiting>.host(ofURL: text)
             isOverTLS = queuedHost.utf8.starts(with: "https:".utf8)
             // Over TLS, a send to a host whose connection is still being made waits for its handshake, which says
             // whether the connection multiplexes (HTTP/2), rather than open one more. Never in clear: there HTTP/2 is

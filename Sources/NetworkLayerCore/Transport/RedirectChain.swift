@@ -20,7 +20,8 @@ import NetworkLayerSupport
 @_spi(TransportKit) public struct RedirectChain: Sendable {
     /// The request as it was last sent: its method, body and headers are what a 307/308 re-sends.
     public private(set) var current: URLRequest
-    private(set) var hops = 0
+    /// How many redirects the chain has followed: 0 while ``current`` is the original request.
+    public private(set) var hops = 0
     private(set) var credentialsRemoved = false
     /// Whether the body can be sent again: a one-shot upload body (`.stream`) cannot, so a redirect that would
     /// re-send it (307, 308, and 301/302 after anything but a POST) is the result instead.
