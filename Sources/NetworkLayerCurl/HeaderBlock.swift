@@ -27,6 +27,7 @@ struct HeaderBlock {
         case controlCharacter(field: String)
         case tooManyFields(limit: Int)
         case unsupportedTransferCoding(String)
+        case repeatedTransferEncoding
         case unrequestedSwitch
 
         var description: String {
@@ -43,6 +44,7 @@ struct HeaderBlock {
             case .tooManyFields(let limit): "more than \(limit) header fields"
             case .unsupportedTransferCoding(let codings):
                 "the transfer coding \"\(codings)\", where only chunked is understood"
+            case .repeatedTransferEncoding: "the transfer coding given in more than one Transfer-Encoding field"
             case .unrequestedSwitch: "a 101 Switching Protocols that the request did not ask for"
             }
         }
@@ -212,6 +214,11 @@ struct HeaderBlock {
     /// Refuses a final response's transfer codings unless they are one `chunked`: libcurl decodes no other (the
     /// transport never asks for one), and a coding it skips would hand the still-coded bytes over as the body.
     private func checkTransferCodings() throws(Violation) {
+        // One field line: parsers join repeated ones differently (h11 refuses them, libcurl reads each), and an
+        // empty one after a chunked says nothing a server means to say.
+        guard fields.lazy.filter({ HeaderFields.sameName($0.name, "Transfer-Encoding") }).count == 1 else {
+            throw .repeatedTransferEncoding
+        }
         let codings = value(ofField: "Transfer-Encoding") ?? ""
         // Bytes, not Unicode: a list element is trimmed of spaces and tabs only, and compared in ASCII (a Kelvin
         // sign or a no-break space makes another coding, as libcurl reads it). Empty elements do not count.

@@ -135,6 +135,14 @@
             }
         }
 
+        @Test(arguments: ["Transfer-Encoding:\r\n", "Transfer-Encoding: chunked\r\n", "transfer-encoding: ,\r\n"])
+        func transferEncodingGivenTwiceIsRefused(second: String) {
+            // Found by the h11 differential: h11 refuses a repeated Transfer-Encoding, libcurl reads each line.
+            #expect(throws: HeaderBlock.Violation.repeatedTransferEncoding) {
+                try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding: chunked\r\n", second, "X-A: 1\r\n", "\r\n")
+            }
+        }
+
         @Test func chunkedInAnyCaseIsTheFraming() throws {
             #expect(try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding:  Chunked \r\n", "\r\n").isComplete)
             #expect(try head("HTTP/1.1 200 OK\r\n", "Transfer-Encoding: ,\tCHUNKED,\r\n", "\r\n").isComplete)
