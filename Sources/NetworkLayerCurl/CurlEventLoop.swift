@@ -275,9 +275,11 @@ import NetworkLayerSupport
             }
         }
 
-        /// Drops a send whose caller has been answered: out of the pool if it waits there, off its loop if not.
+        /// Drops a send whose caller has been answered: out of the pool if it waits there as a new send, off its
+        /// loop if it runs, or waits there as a follow-up hop (a retry or a redirect to the same host: its transfer is
+        /// on the loop, which takes it out of the pool too).
         func cancel(_ id: Int, _ route: CurlRoute) {
-            if pool.withLock({ $0.withdraw(id, from: route.host) }) != nil { return }
+            if case .send? = pool.withLock({ $0.withdraw(id, from: route.host) })?.item { return }
             if let index = route.loop { loops[index].cancel(id) }
         }
 
@@ -291,9 +293,11 @@ import NetworkLayerSupport
             if let index = route.loop { loops[index].resume(id) }
         }
 
-        /// How many sends run on the loops or wait for them.
+        /// How many sends run on the loops or wait for them: the pool's count of those it placed covers a send let go
+        /// to a loop that has yet to count it, the loops' that of a send answered early that libcurl still finishes.
         var sendsInFlight: Int {
-            loops.reduce(0) { $0 + $1.load } + pool.withLock { $0.waitingCount }
+            let (running, waiting) = pool.withLock { ($0.runningCount, $0.waitingCount) }
+            return max(running, loops.reduce(0) { $0 + $1.load }) + waiting
         }
 
         /// Places no more sends, answers those waiting in the pool, and stops every loop.

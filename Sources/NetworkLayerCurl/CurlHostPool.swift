@@ -188,6 +188,9 @@ struct CurlHostPool<Item> {
     /// How many sends wait, to every host.
     var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.count } }
 
+    /// How many sends run, to every host, on every loop.
+    var runningCount: Int { running.values.reduce(0) { $0 + $1.reduce(0, +) } }
+
     /// How many sends to `host` libcurl runs on `loop`.
     func runningCount(for host: String, onLoop loop: Int) -> Int { running[host]?[loop] ?? 0 }
 

@@ -55,6 +55,41 @@
             }
         }
 
+        @Test func aRedirectThatWaitsForAConnectionAndReachesItsDeadlineLeavesNothingBehind() async throws {
+            // One connection: the first send's redirect to its own host waits for it behind the second send, and
+            // its deadline passes there. (Found in review: the deadline took the waiting hop out of the pool and
+            // never told its thread, whose transfer then stayed, counted, for good.)
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+            let server = try TestHTTPServer { request in
+                guard request.path == "/redirect" else { return .delayed(milliseconds: 1000, .json(aliceJSON)) }
+                arrived.yield()
+                return .delayed(milliseconds: 300, .redirect(302, to: "/held"))
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
+            var redirected = URLRequest(url: server.baseURL.appendingPathComponent("redirect"))
+            redirected.timeoutInterval = 0.8
+            let first = Task { [redirected] in try await transport.send(redirected) }
+            var iterator = arrivals.makeAsyncIterator()
+            try #require(await iterator.next() != nil)
+            var held = URLRequest(url: server.baseURL.appendingPathComponent("held"))
+            held.timeoutInterval = 20
+            let second = Task { [held] in try await transport.send(held) }
+            do {
+                _ = try await first.value
+                Issue.record("the redirected send should have reached its deadline")
+            } catch {
+                guard case .transport(.timedOut, _)? = error as? NetworkError else {
+                    Issue.record("the redirected send ended with \(error)")
+                    return
+                }
+            }
+            #expect(try await second.value.1.statusCode == 200)
+            for _ in 0..<250 where transport.sendsInFlight > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(transport.sendsInFlight == 0, "a transfer stayed on its thread after its deadline")
+            #expect(server.requests.map(\.path) == ["/redirect", "/held"], "the waiting hop was never sent")
+        }
+
         @Test func aTransportShutDownFinishesWhatIsInFlightAndThenTakesNothingNew() async throws {
             let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
             let server = try TestHTTPServer { request in
