@@ -58,32 +58,48 @@
         @Test func aRedirectThatWaitsForAConnectionAndReachesItsDeadlineLeavesNothingBehind() async throws {
             // One connection: the first send's redirect to its own host waits for it behind the second send, and
             // its deadline passes there. (Found in review: the deadline took the waiting hop out of the pool and
-            // never told its thread, whose transfer then stayed, counted, for good.)
+            // never told its thread, whose transfer then stayed, counted, for good.) The server answers each step
+            // when the test says, so that the order holds on a loaded machine.
+            let redirectGate = DispatchSemaphore(value: 0)
+            let heldGate = DispatchSemaphore(value: 0)
             let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
             let server = try TestHTTPServer { request in
-                guard request.path == "/redirect" else { return .delayed(milliseconds: 1000, .json(aliceJSON)) }
                 arrived.yield()
-                return .delayed(milliseconds: 300, .redirect(302, to: "/held"))
+                if request.path == "/redirect" {
+                    _ = redirectGate.wait(timeout: .now() + 20)
+                    return .redirect(302, to: "/held")
+                }
+                _ = heldGate.wait(timeout: .now() + 20)
+                return .json(aliceJSON)
             }
             defer { server.stop() }
+            defer {  // before the server stops, should the test end early
+                redirectGate.signal()
+                heldGate.signal()
+                heldGate.signal()
+            }
             let transport = try CurlTransport(maximumConnectionsPerHost: 1, threadCount: 1)
             var redirected = URLRequest(url: server.baseURL.appendingPathComponent("redirect"))
-            redirected.timeoutInterval = 0.8
+            redirected.timeoutInterval = 1.5
             let first = Task { [redirected] in try await transport.send(redirected) }
             var iterator = arrivals.makeAsyncIterator()
             try #require(await iterator.next() != nil)
             var held = URLRequest(url: server.baseURL.appendingPathComponent("held"))
-            held.timeoutInterval = 20
+            held.timeoutInterval = 30
             let second = Task { [held] in try await transport.send(held) }
+            for _ in 0..<500 where transport.sendsInFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(transport.sendsOnLoops == 1, "the second send waits in the pool for the one connection")
+            redirectGate.signal()  // the redirect lets the second send have the connection; the hop waits for it
             do {
                 _ = try await first.value
                 Issue.record("the redirected send should have reached its deadline")
             } catch {
-                guard case .transport(.timedOut, _)? = error as? NetworkError else {
+                if case .transport(.timedOut, _)? = error as? NetworkError {
+                } else {
                     Issue.record("the redirected send ended with \(error)")
-                    return
                 }
             }
+            heldGate.signal()
             #expect(try await second.value.1.statusCode == 200)
             for _ in 0..<250 where transport.sendsInFlight > 0 { try await Task.sleep(for: .milliseconds(20)) }
             #expect(transport.sendsInFlight == 0, "a transfer stayed on its thread after its deadline")
