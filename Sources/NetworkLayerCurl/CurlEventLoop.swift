@@ -399,13 +399,7 @@ import NetworkLayerSupport
                 let serial = nl_curl_poller_socket_serial(poller, socket)
                 return serial == 0 ? nil : UInt64(serial)
             }
-            if case .blob(let pem, _) = rules.trustedCertificates {
-                let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
-                bytes.copyBytes(from: pem)
-                authorities = bytes
-            } else {
-                authorities = nil
-            }
+            authorities = CurlTLS.copyOfAuthorities(in: rules)
         }
 
         /// Frees what ``release()`` has not.

@@ -29,6 +29,16 @@ import NetworkLayerSupport
             }
         }
 
+        /// A copy of the PEM blob of authorities in `rules` (when they are `.blob`) for handles to point at, or `nil`:
+        /// libcurl does not copy a blob and parses it each time it connects. The caller deallocates it once no handle
+        /// can connect with it.
+        static func copyOfAuthorities(in rules: CurlTransferRules) -> UnsafeMutableRawBufferPointer? {
+            guard case .blob(let pem, _) = rules.trustedCertificates else { return nil }
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
+            copy.copyBytes(from: pem)
+            return copy
+        }
+
         /// The error for `code` when it is a TLS failure the package recognizes: ``NetworkError/TransportFailure/
         /// insecureConnection`` whose `URLError` says which check failed; `nil` for any other failure.
         ///

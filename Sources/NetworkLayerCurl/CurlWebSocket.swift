@@ -201,14 +201,7 @@ import NetworkLayerSupport
             easy.set(NLCURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeout * 1000)))
             // libcurl points at a blob of authorities without copying it, and parses it while it connects: the
             // connection keeps its own copy until the connect is over (a connect-only handle connects once).
-            let authorities: UnsafeMutableRawBufferPointer?
-            if case .blob(let pem, _) = rules.trustedCertificates {
-                let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: pem.count, alignment: 1)
-                copy.copyBytes(from: pem)
-                authorities = copy
-            } else {
-                authorities = nil
-            }
+            let authorities = CurlTLS.copyOfAuthorities(in: rules)
             defer { authorities?.deallocate() }
             CurlTLS.configure(easy, rules: rules, authorities: authorities.map { UnsafeRawBufferPointer($0) })
             easy.setPointer(NLCURLOPT_ERRORBUFFER, easy.errorBuffer)
