@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// Sends a token with every request and refreshes it once when the server answers 401, however many requests got
@@ -33,7 +33,7 @@ import NetworkLayerSupport
 ///   ``RefreshFailure``, once; the next 401 after that may try again.
 /// - A route opts out with ``RequestOptions/authenticates`` `= false` (the refresh endpoint itself, public
 ///   endpoints), and a route that sets the header itself is left alone.
-public struct AuthenticationMiddleware: RequestAdaptingMiddleware {
+public struct AuthenticationMiddleware: ResponseHeadMiddleware {
     /// The header the token goes in. Defaults to `Authorization`.
     public let headerName: String
     /// The word before the token, such as `Bearer`; `nil` sends the token alone.
@@ -75,24 +75,33 @@ public struct AuthenticationMiddleware: RequestAdaptingMiddleware {
         self.scope = scope
     }
 
-    /// Adds the token to a request the middleware covers, and asks to see its response: on 401, refreshes the token
-    /// (once for every request sent with the same one) and sends the request once more.
-    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) async throws {
+    /// Sends a request the middleware covers with the token; on 401, refreshes the token (once for every request
+    /// sent with the same one) and sends the request once more, with ``RequestContext/attempt`` one higher.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
         guard context.options.authenticates, !request.hasHeaderField(headerName),
-            scope.covers(&request, context: context, field: headerName, middleware: "AuthenticationMiddleware")
-        else { return }
+            scope.covers(request, context: context, field: headerName, middleware: "AuthenticationMiddleware")
+        else { return try await next(request, context) }
         // The refresh count is read before the token, so a refresh that lands in between makes this request go
         // again rather than refresh again.
         let refreshesSeen = refreshes.count
-        if let token = try await token() {
-            request.setValue(scheme.map { "\($0) \(token)" } ?? token, forHTTPHeaderField: headerName)
-        }
-        // A one-shot upload body is gone once sent: the chain asks only when the request can go again.
-        request.sendAgain(when: { [refreshes, refresh] response in
-            guard response.statusCode == 401 else { return false }
-            try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
-            return true
-        })
+        let answer = try await next(try await withToken(request), context)
+        // A one-shot upload body is gone once sent: only a request that can go again is refreshed for.
+        guard answer.1.statusCode == 401, context.canResend else { return answer }
+        try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
+        var again = context
+        again.attempt += 1
+        return try await next(try await withToken(request), again)
+    }
+
+    /// `request` with the current token, or as it is when there is none.
+    private func withToken(_ request: URLRequest) async throws -> URLRequest {
+        guard let token = try await token() else { return request }
+        return request.settingHeaderFields(
+            CollectionOfOne((key: headerName, value: scheme.map { "\($0) \(token)" } ?? token)))
     }
 }
 

@@ -1,10 +1,10 @@
-import Foundation
+public import Foundation
 public import NetworkLayerCore
 import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// Adds header fields to every request, such as an API key or a client version.
@@ -20,7 +20,7 @@ import NetworkLayerSupport
 /// A secret header (`Authorization`, `Cookie`, or a name with token, key, secret or password in it, such as
 /// `X-API-Key`) goes only to the requests its ``CredentialScope`` includes: by default the origin of the first
 /// request, so an API key never reaches a CDN or a presigned storage URL. The other fields go to every request.
-public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
+public struct DefaultHeadersMiddleware: ResponseHeadMiddleware {
     /// The fields added to every request that does not set them.
     public let headers: [String: String]
     private let scope: CredentialScope
@@ -50,16 +50,21 @@ public struct DefaultHeadersMiddleware: RequestAdaptingMiddleware {
         }
     }
 
-    /// Adds the fields the request lacks.
-    public func adapt(_ request: inout AdaptedRequest, context: RequestContext) throws {
+    /// Sends the request with the fields it lacks.
+    public func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, ResponseHead)
+    ) async throws -> (Data, ResponseHead) {
         if let invalid { throw invalid }
         // The scope is asked only when a secret field would be added: one the route sets itself is not withheld.
         let addsSecrets =
             !hasSecrets || !headers.keys.contains(where: { Redaction.isSecret($0) && !request.hasHeaderField($0) })
-            || scope.covers(
-                &request, context: context, field: secretNames, middleware: "DefaultHeadersMiddleware")
+            || scope.covers(request, context: context, field: secretNames, middleware: "DefaultHeadersMiddleware")
+        var fields: [(key: String, value: String)] = []
         for (name, value) in headers where (addsSecrets || !Redaction.isSecret(name)) && !request.hasHeaderField(name) {
-            request.setValue(value, forHTTPHeaderField: name)
+            fields.append((key: name, value: value))
         }
+        return try await next(fields.isEmpty ? request : request.settingHeaderFields(fields), context)
     }
 }

@@ -1,5 +1,10 @@
-import Foundation
+public import Foundation
 import NetworkLayerSupport
+
+#if canImport(FoundationNetworking)
+    // URLRequest lives in FoundationNetworking on Linux.
+    public import FoundationNetworking
+#endif
 
 /// Which requests a middleware adds a credential to: `AuthenticationMiddleware`'s token, and the secret headers
 /// of `DefaultHeadersMiddleware` (an API key).
@@ -70,7 +75,7 @@ public struct CredentialScope: Sendable {
     public static let anyHost = CredentialScope(.anyHost)
 
     /// Whether a request to `url` may carry the credential; the first call of a ``firstOrigin`` scope in an
-    /// environment fixes its origin there for good, sent or not. A middleware that adapts requests checks with
+    /// environment fixes its origin there for good, sent or not. A middleware checks with
     /// ``covers(_:context:field:middleware:)`` instead, which fixes it only once a request may have arrived.
     public func includes(_ url: URL?, in environment: APIEnvironment) -> Bool {
         switch verdict(for: url, in: environment) {
@@ -82,21 +87,21 @@ public struct CredentialScope: Sendable {
         }
     }
 
-    /// Whether `request` may carry `field`, a credential that `middleware` adds: the check an adapting middleware
-    /// makes before it sets the field.
+    /// Whether `request` may carry `field`, a credential that `middleware` adds: the check a middleware makes before
+    /// it sets the field.
     ///
     /// ```swift
-    /// guard scope.covers(&request, context: context, field: "X-Signature", middleware: "SigningMiddleware") else {
-    ///     return
+    /// guard scope.covers(request, context: context, field: "X-Signature", middleware: "SigningMiddleware") else {
+    ///     return try await next(request, context)
     /// }
-    /// request.setValue(signature, forHTTPHeaderField: "X-Signature")
     /// ```
     ///
     /// Outside the scope, the credential is recorded as withheld (``RequestContext/recordWithheldCredential(_:)``)
     /// with the reason, so that the log line and the error of a `401` say why it went without. A request that may fix
-    /// a ``firstOrigin`` scope fixes it once it may have reached its server (``AdaptedRequest/afterSending(_:)``).
+    /// a ``firstOrigin`` scope fixes it when its send ends, if any attempt of it may have reached its server; one
+    /// that ends without having left the machine leaves the scope free.
     public func covers(
-        _ request: inout AdaptedRequest,
+        _ request: URLRequest,
         context: RequestContext,
         field: String,
         middleware: String
@@ -106,7 +111,7 @@ public struct CredentialScope: Sendable {
         switch verdict(for: url, in: environment) {
         case .included(let fixing):
             if fixing {
-                request.afterSending { reached in
+                context.record.whenSendEnds { reached in
                     requestEnded(to: url, in: environment, reachedServer: reached)
                 }
             }

@@ -9,17 +9,14 @@ import NetworkLayerSupport
 /// Runs a request through a network's middleware, in order, and then its transport: the one path from a built request
 /// to the transport, with or without middleware.
 struct MiddlewareChain: Sendable {
-    /// A middleware, sorted once by the shape it takes its response in; request-adapting middleware next to each
-    /// other are one link.
+    /// A middleware, sorted once by the shape it takes its response in.
     private enum Link: Sendable {
-        case adapting(AdaptingRun)
         case head(any ResponseHeadMiddleware)
         case plain(any Middleware)
 
-        /// The name a failure of the link's own carries (an adapting run names the member that failed itself).
+        /// The name a failure of the middleware's own carries.
         var name: String {
             switch self {
-            case .adapting(let run): run.members.map { String(describing: type(of: $0)) }.joined(separator: ", ")
             case .head(let head): String(describing: type(of: head))
             case .plain(let plain): String(describing: type(of: plain))
             }
@@ -29,9 +26,9 @@ struct MiddlewareChain: Sendable {
     private let links: [Link]
     let transport: any Transport
     /// Whether the chain runs in the caller's task: when the transport ends itself at the deadline (a
-    /// ``DeadlineKeepingTransport``) and every middleware is a ``ResponseHeadMiddleware``, which ends with its task.
-    /// Otherwise the chain runs in a task raced against the deadline (`Network.race`), so that a transport or a
-    /// middleware that ignores cancellation cannot hold the caller past it.
+    /// ``DeadlineKeepingTransport``), whatever the middleware and their shapes. Otherwise the chain runs in a task
+    /// raced against the deadline (`Network.race`), so that a transport that ignores cancellation cannot hold the
+    /// caller past it.
     let runsInCallersTask: Bool
     /// The clock each ``RequestContext`` measures the time left on: the system's, or a test's.
     var clock: UptimeClock = .system
@@ -40,26 +37,11 @@ struct MiddlewareChain: Sendable {
 
     /// A chain of `middleware`, in order, ending in `transport`; made once for each middleware list and transport.
     init(middleware: [any Middleware], transport: any Transport) {
-        var links: [Link] = []
-        for member in middleware {
-            if let adapting = member as? any RequestAdaptingMiddleware {
-                if case .adapting(let run) = links.last {
-                    links[links.count - 1] = .adapting(
-                        AdaptingRun(members: run.members + [adapting], namesFailures: true))
-                } else {
-                    links.append(.adapting(AdaptingRun(members: [adapting], namesFailures: true)))
-                }
-            } else if let head = member as? any ResponseHeadMiddleware {
-                links.append(.head(head))
-            } else {
-                links.append(.plain(member))
-            }
+        links = middleware.map { member in
+            if let head = member as? any ResponseHeadMiddleware { .head(head) } else { .plain(member) }
         }
-        self.links = links
         self.transport = transport
-        runsInCallersTask =
-            transport is any DeadlineKeepingTransport
-            && links.allSatisfy { if case .plain = $0 { false } else { true } }
+        runsInCallersTask = transport is any DeadlineKeepingTransport
     }
 
     /// Sends the request through every middleware and the transport, within the overall deadline.
@@ -80,11 +62,11 @@ struct MiddlewareChain: Sendable {
         let context = start
         var answer: (Data, ResponseHead)
         if runsInCallersTask {
-            answer = try await send(request, context: context, from: 0)
+            answer = try await run(request, context: context)
         } else {
             do {
                 answer = try await Network.race(request, within: seconds) {
-                    try await send(request, context: context, from: 0)
+                    try await run(request, context: context)
                 }
             } catch {
                 throw NetworkError(transportError: error)
@@ -94,6 +76,14 @@ struct MiddlewareChain: Sendable {
         let withheld = context.withheldCredentials
         if !withheld.isEmpty { answer.1.withheldCredentials = withheld }
         return answer
+    }
+
+    /// Runs the whole chain for one send, and then tells what waits for the send's end (``SendRecord``) whether it
+    /// may have reached a server.
+    private func run(_ request: URLRequest, context: RequestContext) async throws(NetworkError) -> (Data, ResponseHead)
+    {
+        defer { context.record.sendEnded() }
+        return try await send(request, context: context, from: 0)
     }
 
     /// Hands the request to the middleware at `index`, or to the transport after the last one.
@@ -109,10 +99,6 @@ struct MiddlewareChain: Sendable {
         guard index < links.count else { return try await sendThroughTransport(request, context: context) }
         do {
             switch links[index] {
-            case .adapting(let run):
-                return try await run.send(request, context: context) { request, context in
-                    try await send(request, context: context, from: index + 1)
-                }
             case .head(let head):
                 return try await head.intercept(request, context: context) {
                     (request: URLRequest, context: RequestContext) async throws -> (Data, ResponseHead) in

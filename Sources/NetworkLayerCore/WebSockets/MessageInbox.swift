@@ -49,7 +49,7 @@ import NetworkLayerSupport
     }
     /// Who waits: a receive, the reader for room, and how many for the end; for tests, which wait for a waiter
     /// before they act.
-    public var waiting: (receive: Bool, room: Bool, end: Int) {
+    package var waiting: (receive: Bool, room: Bool, end: Int) {
         state.withLock { ($0.receiver != nil, $0.roomWaiter != nil, $0.endWaiters.count) }
     }
 

@@ -223,21 +223,30 @@ struct MiddlewareChainTests {
         #expect(mock.requests.isEmpty)
     }
 
-    @Test func theOverallDeadlineBoundsAMiddlewareThatIgnoresCancellation() async throws {
-        struct Stubborn: Middleware {
-            func intercept(
-                _ request: URLRequest,
-                context: RequestContext,
-                next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
-            ) async throws -> (Data, HTTPURLResponse) {
-                // Waits 30 s on a thread of its own, deaf to cancellation.
-                await withCheckedContinuation { continuation in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume() }
-                }
-                return try await next(request, context)
+    /// Waits `seconds` on a thread of its own, deaf to cancellation, before it sends the request on.
+    struct Deaf: Middleware {
+        let seconds: Double
+        func intercept(
+            _ request: URLRequest,
+            context: RequestContext,
+            next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+        ) async throws -> (Data, HTTPURLResponse) {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume() }
             }
+            return try await next(request, context)
         }
-        let network = Network(transport: MockTransport(defaultResponse: .status(204)), middleware: [Stubborn()])
+    }
+
+    /// Over a transport of the user's own, which may not keep the deadline, the chain runs in a task raced against
+    /// it: even a middleware deaf to cancellation cannot hold the caller.
+    @Test func theOverallDeadlineBoundsAMiddlewareThatIgnoresCancellationOverAUsersTransport() async throws {
+        /// A transport of the user's own: plain `send`, no deadline of its own.
+        struct UsersTransport: Transport {
+            let mock = MockTransport(defaultResponse: .status(204))
+            func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) { try await mock.send(request) }
+        }
+        let network = Network(transport: UsersTransport(), middleware: [Deaf(seconds: 30)])
         let start = ContinuousClock.now
         let error = await #expect(throws: NetworkError.self) {
             try await network.withTimeout(0.3).send(UserRoute.getUser(id: 1))
@@ -247,6 +256,21 @@ struct MiddlewareChainTests {
             error?.description
                 == "Transport failed (timedOut): URLError -1001: GET did not complete within 0.3 s "
                 + "(https://api.example.com/users/1)")
+    }
+
+    /// A middleware in the caller's task that ignores cancellation holds its caller, but the deadline still holds
+    /// for the request: `next` after it fails with the deadline error, and nothing is sent.
+    @Test func aRequestIsNeverSentAfterTheDeadlineAMiddlewareOutlasted() async throws {
+        let mock = MockTransport(defaultResponse: .status(204))
+        let network = Network(transport: mock, middleware: [Deaf(seconds: 0.5)])
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.withTimeout(0.2).send(UserRoute.getUser(id: 1))
+        }
+        #expect(
+            error?.description
+                == "Transport failed (timedOut): URLError -1001: GET did not complete within 0.2 s "
+                + "(https://api.example.com/users/1)")
+        #expect(mock.requests.isEmpty)
     }
 
     @Test func theTransportGetsTheTimeThatIsLeft() async throws {

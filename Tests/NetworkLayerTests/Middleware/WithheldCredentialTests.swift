@@ -134,27 +134,27 @@ struct WithheldCredentialTests {
     @Test("A scope stays fixed while a request that may fix it is on its way, and frees itself when none left")
     func pendingRequestsHoldTheScope() throws {
         let scope = CredentialScope.firstOrigin
-        let context = RequestContext(timeRemaining: 60)
-        func adapted(_ text: String) -> AdaptedRequest {
-            AdaptedRequest(URLRequest(url: URL(string: text)!))
+        // One context per send: what it records, and the end of the send, are that send's.
+        func covers(_ text: String, in context: RequestContext) -> Bool {
+            scope.covers(
+                URLRequest(url: URL(string: text)!), context: context, field: "Authorization", middleware: "Test")
         }
-        func covers(_ request: inout AdaptedRequest) -> Bool {
-            scope.covers(&request, context: context, field: "Authorization", middleware: "Test")
-        }
-        var first = adapted("https://api.example.com/1")
-        var second = adapted("https://api.example.com/2")
-        #expect(covers(&first) && covers(&second))
-        var elsewhere = adapted("https://cdn.example.com/x")
-        #expect(!covers(&elsewhere))
+        let first = RequestContext(timeRemaining: 60)
+        let second = RequestContext(timeRemaining: 60)
+        var context = RequestContext(timeRemaining: 60)
+        #expect(covers("https://api.example.com/1", in: first) && covers("https://api.example.com/2", in: second))
+        #expect(!covers("https://cdn.example.com/x", in: context))
         #expect(context.withheldCredentials.last?.reason.contains("a request still on its way") == true)
-        first.sent(mayHaveArrived: false)
-        #expect(!covers(&elsewhere), "the second request may still arrive")
-        second.sent(mayHaveArrived: false)
+        first.record.sendEnded()
+        #expect(!covers("https://cdn.example.com/x", in: context), "the second request may still arrive")
+        second.record.sendEnded()
         // Neither left: the scope is free, and the next request fixes it.
-        #expect(covers(&elsewhere))
-        elsewhere.sent(mayHaveArrived: true)
-        var api = adapted("https://api.example.com/3")
-        #expect(!covers(&api))
+        let elsewhere = RequestContext(timeRemaining: 60)
+        #expect(covers("https://cdn.example.com/x", in: elsewhere))
+        elsewhere.record.attemptMayHaveArrived()
+        elsewhere.record.sendEnded()
+        context = RequestContext(timeRemaining: 60)
+        #expect(!covers("https://api.example.com/3", in: context))
         #expect(context.withheldCredentials.last?.reason.contains("fixed by the first request sent") == true)
     }
 

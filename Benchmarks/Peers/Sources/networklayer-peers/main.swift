@@ -29,9 +29,10 @@ import NetworkLayer
 // --floor adds the floor (FloorEngine.swift, Linux on x86-64): the least an HTTP/1.1 client in Swift does for the
 // same request, alone, as a third party's transport, and on the package's own transports' path with and without the
 // app's middleware: how much of each side's cost is its engine, how much the path above it.
-// --shapes adds two sides whose two middleware set the app's two headers with the same code in two shapes: as
-// `ResponseHeadMiddleware` (each copies the request) and as `RequestAdaptingMiddleware` (one change for both): what
-// the shape costs, apart from what the built-ins' own code does (credential scopes, the refresh's bookkeeping).
+// --shapes adds two sides whose two middleware set the app's two headers with the same code in the two shapes: as
+// `ResponseHeadMiddleware` (`Curl two head`) and as a plain `Middleware`, which gets an `HTTPURLResponse` built
+// (`Curl two plain`): what the shape costs, apart from what the built-ins' own code does (credential scopes, the
+// refresh's bookkeeping).
 // --also-host HOST adds the bare and app-path sides again, on a CurlTransport of their own, to the same server named
 // by HOST, and AHC 64/host to it (`127.0.0.1` beside a BASE of `localhost`, or the other way round): what a host's
 // spelling changes.
@@ -95,7 +96,7 @@ func fullStack() -> [any Middleware] {
 }
 
 /// A third party's header middleware as a `ResponseHeadMiddleware`: it copies the request to add its field.
-struct CopyingHeaderMiddleware: ResponseHeadMiddleware {
+struct HeadHeaderMiddleware: ResponseHeadMiddleware {
     let name: String
     let value: String
 
@@ -109,13 +110,18 @@ struct CopyingHeaderMiddleware: ResponseHeadMiddleware {
     }
 }
 
-/// The same middleware as a `RequestAdaptingMiddleware`: its neighbours' fields and its own go in one change.
-struct AdaptingHeaderMiddleware: RequestAdaptingMiddleware {
+/// The same middleware in the plain shape: its `next` returns an `HTTPURLResponse`, built for it.
+struct PlainHeaderMiddleware: Middleware {
     let name: String
     let value: String
 
-    func adapt(_ request: inout AdaptedRequest, context: RequestContext) {
-        if !request.hasHeaderField(name) { request.setValue(value, forHTTPHeaderField: name) }
+    func intercept(
+        _ request: URLRequest,
+        context: RequestContext,
+        next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+    ) async throws -> (Data, HTTPURLResponse) {
+        guard !request.hasHeaderField(name) else { return try await next(request, context) }
+        return try await next(request.settingHeaderFields([(key: name, value: value)]), context)
     }
 }
 
@@ -320,17 +326,17 @@ var extraClients: [HTTPClient] = []
     }
     if arguments.contains("--shapes") {
         let twoHeaders = [("X-API-Key", apiKey), ("Authorization", "Bearer \(token)")]
-        let copying = Network(
-            transport: curlTransport, middleware: twoHeaders.map { CopyingHeaderMiddleware(name: $0.0, value: $0.1) })
+        let head = Network(
+            transport: curlTransport, middleware: twoHeaders.map { HeadHeaderMiddleware(name: $0.0, value: $0.1) })
         sides.append(
-            Side(name: "Curl two copying") {
-                let _: Profile = try await copying.send(SmallRoute(url: small))
+            Side(name: "Curl two head") {
+                let _: Profile = try await head.send(SmallRoute(url: small))
             })
-        let adapting = Network(
-            transport: curlTransport, middleware: twoHeaders.map { AdaptingHeaderMiddleware(name: $0.0, value: $0.1) })
+        let plain = Network(
+            transport: curlTransport, middleware: twoHeaders.map { PlainHeaderMiddleware(name: $0.0, value: $0.1) })
         sides.append(
-            Side(name: "Curl two adapting") {
-                let _: Profile = try await adapting.send(SmallRoute(url: small))
+            Side(name: "Curl two plain") {
+                let _: Profile = try await plain.send(SmallRoute(url: small))
             })
     }
     if arguments.contains("--one-thread") {
