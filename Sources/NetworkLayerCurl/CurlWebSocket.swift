@@ -543,7 +543,7 @@ import NetworkLayerSupport
         /// The handshake's exchange, before the connection exists: writes, and the answer's head read.
         ///
         /// Why `@unchecked Sendable` is sound: one task uses it, each call awaited before the next, and the easy
-        /// handle is not yet shared; the wait in progress (`waiting`, `waits`) is read and written only on `queue`.
+        /// handle is not yet shared; the wait's state (`state`) is read and written only on `queue`.
         final class Opening: @unchecked Sendable {
             let easy: CurlEasyHandle
             let socket: Int32
@@ -646,34 +646,39 @@ import NetworkLayerSupport
                 return (status, block.fields)
             }
 
-            /// The wait in progress: its source, its caller, and its number (a timer of an earlier wait must not
-            /// end a later one). Touched only on `queue`.
-            private var waiting: (source: any DispatchSourceProtocol, caller: CheckedContinuation<Bool, Never>)?
-            private var waits = 0
+            /// How a wait for the socket ended.
+            enum WaitEnd { case ready, timedOut, cancelled }
 
-            /// Waits until the socket is readable or writable, or the handshake's deadline passes.
+            /// The handshake's one wait, as one state, touched only on `queue`: none in progress (with the count of
+            /// waits so far, so that the timer of an earlier wait ends nothing), one in progress with what ends it
+            /// and whom it answers, or cancelled, which ends the wait in progress and every later one at once.
+            private enum Wait {
+                case idle(waits: Int)
+                case waiting(
+                    number: Int, source: any DispatchSourceProtocol, caller: CheckedContinuation<WaitEnd, Never>)
+                case cancelled
+            }
+            private var state = Wait.idle(waits: 0)
+
+            /// Waits until the socket is readable or writable, the handshake's deadline passes, or the caller's task
+            /// is cancelled.
             private func wait(forWriting: Bool) async throws(NetworkError) {
                 let now = DispatchTime.now().uptimeNanoseconds
-                let ready: Bool =
+                let end: WaitEnd =
                     now >= deadline
-                    ? false
-                    : await withCheckedContinuation { caller in
-                        queue.async { [self] in
-                            waits += 1
-                            let number = waits
-                            let source: any DispatchSourceProtocol =
-                                forWriting
-                                ? DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
-                                : DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
-                            waiting = (source, caller)
-                            source.setEventHandler { [self] in endWait(number, ready: true) }
-                            source.resume()
-                            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline - now))) { [self] in
-                                endWait(number, ready: false)
+                    ? .timedOut
+                    : await withTaskCancellationHandler {
+                        await withCheckedContinuation { caller in
+                            queue.async { [self] in begin(forWriting: forWriting, in: deadline - now, answering: caller)
                             }
                         }
+                    } onCancel: {
+                        queue.async { [self] in cancel() }
                     }
-                if !ready {
+                switch end {
+                case .ready: return
+                case .cancelled: throw .cancelled
+                case .timedOut:
                     throw .transport(
                         .timedOut,
                         underlyingError: URLError(
@@ -681,13 +686,47 @@ import NetworkLayerSupport
                 }
             }
 
-            private func endWait(_ number: Int, ready: Bool) {
-                guard number == waits, let waiting else { return }
-                self.waiting = nil
-                waiting.source.cancel()
-                waiting.caller.resume(returning: ready)
+            /// Starts a wait for the socket, bounded by `nanoseconds`; answers at once when the task was cancelled.
+            private func begin(
+                forWriting: Bool, in nanoseconds: UInt64, answering caller: CheckedContinuation<WaitEnd, Never>
+            ) {
+                switch state {
+                case .cancelled:
+                    caller.resume(returning: .cancelled)
+                case .waiting:
+                    preconditionFailure("the handshake waits for one thing at a time: each call is awaited")
+                case .idle(let waits):
+                    let number = waits + 1
+                    let source: any DispatchSourceProtocol =
+                        forWriting
+                        ? DispatchSource.makeWriteSource(fileDescriptor: socket, queue: queue)
+                        : DispatchSource.makeReadSource(fileDescriptor: socket, queue: queue)
+                    state = .waiting(number: number, source: source, caller: caller)
+                    source.setEventHandler { [self] in end(number, with: .ready) }
+                    source.resume()
+                    queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+                        end(number, with: .timedOut)
+                    }
+                }
             }
 
+            /// Ends wait `number` if it is the one in progress: the socket became ready or its time ran out. The
+            /// timer of a wait that ended earlier, and an event after the end, are expected and do nothing.
+            private func end(_ number: Int, with end: WaitEnd) {
+                guard case .waiting(let current, let source, let caller) = state, current == number else { return }
+                state = .idle(waits: number)
+                source.cancel()
+                caller.resume(returning: end)
+            }
+
+            /// The caller's task was cancelled: the wait in progress ends, and so does every later one.
+            private func cancel() {
+                if case .waiting(_, let source, let caller) = state {
+                    source.cancel()
+                    caller.resume(returning: .cancelled)
+                }
+                state = .cancelled
+            }
         }
     }
 #endif

@@ -245,36 +245,53 @@ final class URLSessionWebSocket: WebSocketChannel {
     }
 }
 
-/// A continuation resumed once, by whichever of several answers comes first; answers before the continuation is
-/// set are kept for it.
+/// A continuation resumed once, by whichever of several answers comes first; an answer before the continuation is
+/// set is kept for it.
 final class OnceAnswer<Value: Sendable>: Sendable {
-    private let state = Locked<(continuation: CheckedContinuation<Value, Never>?, answer: Value?, done: Bool)>(
-        (nil, nil, false))
+    /// Where the answer stands, as one state.
+    private enum State {
+        /// Neither the continuation nor an answer yet.
+        case empty
+        /// The continuation waits for the first answer.
+        case waiting(CheckedContinuation<Value, Never>)
+        /// The first answer came before the continuation.
+        case answered(Value)
+        /// The continuation was resumed: later answers are ignored.
+        case done
+    }
+
+    private let state = Locked(State.empty)
 
     /// Sets the continuation; resumes it at once when an answer came first.
     func set(_ continuation: CheckedContinuation<Value, Never>) {
         let early: Value? = state.withLock { state in
-            guard let answer = state.answer, !state.done else {
-                state.continuation = continuation
+            switch state {
+            case .empty:
+                state = .waiting(continuation)
                 return nil
+            case .answered(let answer):
+                state = .done
+                return answer
+            case .waiting, .done:
+                preconditionFailure("OnceAnswer's continuation is set once")
             }
-            state.done = true
-            return answer
         }
         if let early { continuation.resume(returning: early) }
     }
 
-    /// Gives an answer: the first one resumes the continuation; later ones are ignored.
+    /// Gives an answer: the first one resumes the continuation (or waits for it); later ones are ignored.
     func give(_ value: Value) {
         let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
-            guard !state.done, state.answer == nil else { return nil }
-            guard let continuation = state.continuation else {
-                state.answer = value
+            switch state {
+            case .empty:
+                state = .answered(value)
+                return nil
+            case .waiting(let continuation):
+                state = .done
+                return continuation
+            case .answered, .done:
                 return nil
             }
-            state.done = true
-            state.continuation = nil
-            return continuation
         }
         continuation?.resume(returning: value)
     }

@@ -6,9 +6,10 @@
     @testable import NetworkLayerCurl
     import NetworkLayerSupport
 
-    /// A CurlWebSocket's waiting send, cancelled: withdrawn while its message waits unframed, on a real socket.
+    /// A CurlWebSocket's waits, cancelled: a send withdrawn while its message waits unframed, and a handshake, on a
+    /// real socket.
     @Suite(
-        "A CurlWebSocket's waiting send is withdrawn when its task is cancelled", .serialized,
+        "A CurlWebSocket's waiting send or handshake ends when its task is cancelled", .serialized,
         .enabled(if: ReferenceWebSocketServer.isAvailable), .timeLimit(.minutes(2)))
     struct CurlWebSocketCancellationTests {
         @Test("A send waiting behind a frame a deaf server never takes ends at once with cancelled; the rest go on")
@@ -35,6 +36,25 @@
             #expect(!socket.hasEnded, "a withdrawn send leaves the connection open")
             #expect(!socket.activity.isWaitingToSend)
             await socket.close()
+        }
+
+        @Test("A handshake the server never answers ends at once with cancelled when its task is cancelled")
+        func aWaitingHandshakeIsCancelled() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            // The server reads the handshake and never answers; the handshake may wait 600 s.
+            let opening = Task { try await curlWebSocket(server.hostileURL("/silent"), timeout: 600) }
+            try await Task.sleep(for: .milliseconds(300))
+            opening.cancel()
+            let outcome = await answer(within: 60) { try await opening.value }
+            guard case .failure(let error)? = outcome else {
+                Issue.record("the cancelled handshake did not fail: \(String(describing: outcome))")
+                return
+            }
+            guard case .cancelled? = error as? NetworkError else {
+                Issue.record("\(error), not cancelled")
+                return
+            }
         }
     }
 #endif

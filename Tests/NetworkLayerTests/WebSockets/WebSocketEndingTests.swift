@@ -55,12 +55,14 @@
     }
 
     /// A `CurlWebSocket` on loopback with the given bounds.
-    func curlWebSocket(_ url: URL, sendTimeout: Double = 60, closeTimeout: Double = 0.5) async throws -> CurlWebSocket {
+    func curlWebSocket(
+        _ url: URL, timeout: Double = 10, sendTimeout: Double = 60, closeTimeout: Double = 0.5
+    ) async throws -> CurlWebSocket {
         try CurlLibrary.load()
         var generator = SystemRandomNumberGenerator()
         return try await CurlWebSocket.connect(
             URLRequest(url: url), handshake: WebSocketHandshake(key: .random(using: &generator)),
-            maximumMessageSize: 1 << 20, timeout: 10, closeTimeout: closeTimeout, sendTimeout: sendTimeout,
+            maximumMessageSize: 1 << 20, timeout: timeout, closeTimeout: closeTimeout, sendTimeout: sendTimeout,
             rules: CurlTransferRules(
                 redirectPolicy: .default, maximumResponseSize: 1 << 20, maximumHeaderSize: 64 * 1024,
                 trustedCertificates: nil, minimumTLSVersion: 0))
