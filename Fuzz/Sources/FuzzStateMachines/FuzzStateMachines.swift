@@ -4,19 +4,22 @@ import Foundation
 @testable import NetworkLayerOffline
 
 /// One input: a sequence of events, each one a caller could send at that point, driven into a lifecycle machine
-/// (the first byte says which: a stream's pipe, a send, or an offline queue's replays). Every waiter must be answered exactly once by the time the machine ends, and the
+/// (the first byte says which: a stream's pipe, a send, a WebSocket's inbox, or an offline queue's replays). Every waiter must be answered exactly once by the time the machine ends, and the
 /// machine must never stop the process on a sequence its callers can produce.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     var bytes = Bytes(UnsafeBufferPointer(start: start, count: count))
     guard let first = bytes.next() else { return 0 }
-    switch first % 4 {
+    switch first % 5 {
     case 0, 2:
         var run = ChunkPipeRun(blocking: first & 2 != 0)
         run.drive(&bytes)
     case 1:
         var run = SendRun()
+        run.drive(&bytes)
+    case 4:
+        var run = InboxRun()
         run.drive(&bytes)
     default:
         var run = ReplayRun()
@@ -365,5 +368,153 @@ struct ReplayRun {
         }
         waiting[id] = nil
         answers[flush, default: 0] += 1
+    }
+}
+
+/// A WebSocket's reader, its app and the watchers of its end around one `MessageInbox.StateMachine`, as
+/// `MessageInbox` drives it: every message delivered before the end is read once, in order, and every waiter (a
+/// receive, the reader waiting for room, a watcher) is answered exactly once.
+struct InboxRun {
+    typealias Machine = MessageInbox.StateMachine<Int, Int, Int>
+
+    var machine = Machine()
+    /// How often each waiter (receives, room waits and watches share the numbers) was answered.
+    var answers: [Int: Int] = [:]
+    var nextWaiter = 1
+    /// The receive that waits, by its receive number and waiter.
+    var receiving: (id: Int, waiter: Int)?
+    /// The reader's wait for room.
+    var readerWaits: Int?
+    /// Watches that have not been stopped, by number, with their waiter.
+    var watches: [Int: Int] = [:]
+    /// The messages delivered while open, in order; the next one to read.
+    var delivered: [Int] = []
+    var read = 0
+    var ended = false
+    static let capacity = 3
+
+    mutating func drive(_ bytes: inout Bytes) {
+        while let byte = bytes.next() {
+            switch byte % 7 {
+            case 0: deliver()
+            case 1: receive(cancelled: byte & 8 != 0)
+            case 2:
+                if let receiving, let waiter = machine.cancelReceive(receiving.id) {
+                    precondition(waiter == receiving.waiter, "another receive was cancelled")
+                    answer(waiter)
+                    self.receiving = nil
+                }
+            case 3: waitForRoom()
+            case 4: watch()
+            case 5:
+                if let (watch, waiter) = watches.first {
+                    machine.stopWatching(watch)
+                    watches[watch] = nil
+                    answer(waiter)  // answered otherwise, as `race` does
+                }
+            default: finish()
+            }
+        }
+        finish()
+        // After the end, receives read what is left, then the end; nothing waits.
+        for _ in 0...delivered.count where receiving == nil { receive(cancelled: false) }
+        precondition(read == delivered.count, "read \(read) of \(delivered.count) messages")
+        precondition(receiving == nil && readerWaits == nil && watches.isEmpty, "a waiter was left waiting")
+        precondition(answers.values.allSatisfy { $0 == 1 }, "a waiter was answered more than once: \(answers)")
+    }
+
+    mutating func newWaiter() -> Int {
+        defer { nextWaiter += 1 }
+        answers[nextWaiter] = 0
+        return nextWaiter
+    }
+
+    mutating func answer(_ waiter: Int) {
+        precondition(answers[waiter] != nil, "an unknown waiter was answered")
+        answers[waiter, default: 0] += 1
+    }
+
+    mutating func deliver() {
+        let number = delivered.count + 1000
+        if let waiter = machine.deliver(.binary(Data(String(number).utf8))) {
+            precondition(!ended, "a message after the end reached a receive")
+            guard let receiving, receiving.waiter == waiter else { preconditionFailure("a receive that did not wait") }
+            delivered.append(number)
+            check(.binary(Data(String(number).utf8)))
+            answer(waiter)
+            self.receiving = nil
+        } else if !ended {
+            precondition(receiving == nil, "a message was kept while a receive waited")
+            delivered.append(number)
+        }
+    }
+
+    mutating func check(_ message: WebSocketMessage) {
+        precondition(read < delivered.count, "read more than was delivered")
+        precondition(message == .binary(Data(String(delivered[read]).utf8)), "a message out of order")
+        read += 1
+    }
+
+    mutating func receive(cancelled: Bool) {
+        let waiter = newWaiter()
+        let id = machine.nextReceive()
+        switch machine.receive(id, waiter, isCancelled: cancelled) {
+        case .wait:
+            precondition(receiving == nil && !ended && !cancelled, "a receive waited when it could not")
+            receiving = (id, waiter)
+        case .answer(let result, let freed):
+            answer(waiter)
+            if case .success(let message?) = result { check(message) }
+            if let freed {
+                precondition(freed == readerWaits, "another reader was freed")
+                answer(freed)
+                readerWaits = nil
+            }
+        }
+    }
+
+    mutating func waitForRoom() {
+        guard readerWaits == nil else { return }  // one reader
+        let waiter = newWaiter()
+        switch machine.waitForRoom(waiter, capacity: Self.capacity) {
+        case nil: readerWaits = waiter
+        case false?:
+            precondition(ended, "no room before the end")
+            answer(waiter)
+        case true?: answer(waiter)
+        }
+    }
+
+    mutating func watch() {
+        let waiter = newWaiter()
+        if let number = machine.whenEnded(waiter) {
+            precondition(!ended, "a watch after the end waited")
+            watches[number] = waiter
+        } else {
+            precondition(ended, "a watch before the end ran")
+            answer(waiter)
+        }
+    }
+
+    mutating func finish() {
+        guard let owed = machine.finish(MessageInbox.Ending(code: 1000, reason: "", error: nil)) else {
+            precondition(ended, "the first end owed nothing")
+            return
+        }
+        precondition(!ended, "a second end owed something")
+        ended = true
+        if let receiver = owed.receiver {
+            precondition(receiver == receiving?.waiter, "another receive was ended")
+            answer(receiver)
+            receiving = nil
+        }
+        if let room = owed.roomWaiter {
+            precondition(room == readerWaits, "another reader was ended")
+            answer(room)
+            readerWaits = nil
+        }
+        precondition(owed.endWaiters.sorted() == watches.values.sorted(), "the end ran other watches")
+        for waiter in owed.endWaiters { answer(waiter) }
+        watches = [:]
     }
 }
