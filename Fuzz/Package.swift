@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 "FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer"),
                 .product(name: "NetworkLayerOffline", package: "NetworkLayer"),
+                .product(name: "NetworkLayerCurl", package: "NetworkLayer"),
             ]
         ),
     ],

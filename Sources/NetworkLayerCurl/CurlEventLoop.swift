@@ -345,7 +345,8 @@ import NetworkLayerSupport
     }
 
     /// A loop's multi handle, its transfers in flight and its idle easy handles, touched only by whoever drives the
-    /// loop (``CurlDriver``).
+    /// loop (``CurlDriver``). Where each transfer is lives in values it feeds: which transfers the loop holds, in
+    /// its ``CurlLoopLedger``; each one's hop, in its ``CurlHop``; its host's connections, in the ``CurlHostPool``.
     final class CurlTransfers {
         private let multi: UnsafeMutableRawPointer
         private let poller: OpaquePointer
@@ -354,8 +355,8 @@ import NetworkLayerSupport
         /// would cost one allocation and copy of the blob per request, the whole system bundle when it is in it);
         /// freed after every easy handle, in `deinit`.
         private let authorities: UnsafeMutableRawBufferPointer?
-        private var byID: [Int: CurlTransfer] = [:]
-        private var idByHandle: [UnsafeMutableRawPointer: Int] = [:]
+        /// The transfers the loop holds, the sends the pool let go to it, and whether it has stopped.
+        private var ledger = CurlLoopLedger<CurlTransfer, UnsafeMutableRawPointer, CurlHostPool<CurlWaiting>.Waiter>()
         private var idle: [CurlEasyHandle] = []
         private let connections: CurlConnections
         private let multiplexingNews = CurlMultiplexingNews()
@@ -363,10 +364,6 @@ import NetworkLayerSupport
         /// loops, so that libcurl never keeps a send waiting itself; this loop is number `index` there.
         private let pool: CurlPool
         private let index: Int
-        /// Sends the pool let go to this loop that have yet to be handed to libcurl, and whether they are being
-        /// handed now (a hand-over that fails lets others go: they join the list rather than nest).
-        private var admitted: [CurlHostPool<CurlWaiting>.Waiter] = []
-        private var isHandingAdmitted = false
         /// The buffers streamed bodies join their reads into, reused from chunk to chunk.
         private let chunkBuffers = ChunkBuffers(capacity: CurlTransfer.streamChunkSize)
         /// The loop's count of sends, which every send leaves once: ended, answered as its body completed, dropped,
@@ -374,8 +371,6 @@ import NetworkLayerSupport
         private let load: CurlLoad
         /// When the loop's current wait ends by itself, in `DispatchTime` nanoseconds; set before each wait.
         private var waitEnds: UInt64 = 0
-        /// Whether the loop has stopped: its transfers are removed and it takes no more.
-        private var isStopped = false
         /// Whether the multi handle, the poller and the authorities' blob are freed (the loop stopped).
         private var isReleased = false
         /// How many idle easy handles are kept for reuse.
@@ -465,7 +460,7 @@ import NetworkLayerSupport
         /// loop has stopped. The send's socket joins the set the loop waits on; the loop is woken only if libcurl
         /// now wants its timer before the wait would end.
         func startNow(_ submission: CurlSubmission) -> Bool {
-            guard !isStopped else { return false }
+            guard !ledger.isStopped else { return false }
             start(submission)
             settle()
             let timer = nl_curl_multi_timeout(multi)
@@ -507,8 +502,7 @@ import NetworkLayerSupport
                 return SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
             }
             let id = transfer.submission.id
-            byID[id] = transfer
-            idByHandle[transfer.easy.pointer] = id
+            ledger.hold(transfer, id: id, handle: transfer.easy.pointer)
             if placed || pool.withLock({ $0.admit(id, .hop, to: transfer.queuedHost, onLoop: index) }) {
                 run(transfer)
             } else {
@@ -560,19 +554,15 @@ import NetworkLayerSupport
         @discardableResult
         private func handOver(_ next: [CurlHostPool<CurlWaiting>.Waiter]) -> Bool {
             guard !next.isEmpty else { return false }
-            admit(next)
-            guard !isHandingAdmitted else { return true }
-            isHandingAdmitted = true
-            var position = 0
-            while position < admitted.count {
-                let waiter = admitted[position]
+            guard admit(next) else { return true }
+            while let waiter = ledger.nextAdmitted() {
                 switch waiter.item {
                 case .send(let submission):
                     submission.route.place(onLoop: index)
                     load.sends.add(1, ordering: .relaxed)
                     start(submission)
                 case .hop:
-                    if let transfer = byID[waiter.id] {
+                    if let transfer = ledger.transfer(waiter.id) {
                         if transfer.state.withLock({ $0.hasEnded }) {
                             admit(leavePool(transfer.queuedHost, multiplexes: nil))
                             recycle(transfer)
@@ -581,20 +571,19 @@ import NetworkLayerSupport
                         }
                     }
                 }
-                position += 1
             }
-            admitted = []
-            isHandingAdmitted = false
             return true
         }
 
         /// Notes hops the pool let go as no longer waiting (a removal before their hand-over then counts them as
-        /// running) and lists every send let go for the hand-over.
-        private func admit(_ waiters: [CurlHostPool<CurlWaiting>.Waiter]) {
+        /// running) and lists every send let go for the hand-over; whether the caller hands them over now (none
+        /// is being handed over: a hand-over that lets others go adds them to its list rather than nest).
+        @discardableResult
+        private func admit(_ waiters: [CurlHostPool<CurlWaiting>.Waiter]) -> Bool {
             for waiter in waiters {
-                if case .hop = waiter.item { byID[waiter.id]?.hop.leaveHostQueue() }
+                if case .hop = waiter.item { ledger.transfer(waiter.id)?.hop.leaveHostQueue() }
             }
-            admitted += waiters
+            return ledger.admit(waiters)
         }
 
         /// Ends a transfer that libcurl cannot run: takes it out of libcurl, if it is there, and fails its send.
@@ -612,12 +601,12 @@ import NetworkLayerSupport
         private func failUnwatched() {
             let reason = "the event loop could not watch the transfer's socket (epoll_ctl failed)"
             while let handle = nl_curl_poller_next_unwatched(poller) {
-                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                guard let transfer = ledger.transfer(handle: handle) else { continue }
                 fail(transfer, because: reason)
             }
             if nl_curl_poller_take_overflow(poller) != 0 {
                 // Failing one can start, and fail, a waiting one: each is failed only while it is still there.
-                for transfer in Array(byID.values) where byID[transfer.submission.id] === transfer {
+                for transfer in Array(ledger.transfers) where ledger.holds(transfer, id: transfer.submission.id) {
                     fail(transfer, because: reason)
                 }
             }
@@ -625,13 +614,13 @@ import NetworkLayerSupport
 
         /// Lets a paused streamed transfer deliver again (libcurl first hands over the bytes it kept).
         func resume(_ id: Int) {
-            guard let transfer = byID[id] else { return }
+            guard let transfer = ledger.transfer(id) else { return }
             _ = nl_curl_easy_pause(transfer.easy.pointer, NLCURLPAUSE_CONT)
         }
 
         /// Removes a send's transfer at once; its caller has already been answered.
         func drop(_ id: Int) {
-            guard let transfer = byID[id] else { return }
+            guard let transfer = ledger.transfer(id) else { return }
             remove(transfer)
             recycle(transfer)
         }
@@ -642,7 +631,8 @@ import NetworkLayerSupport
             var startedHop = false
             var code: Int32 = 0
             while let handle = nl_curl_multi_next_done(multi, &code) {
-                guard let id = idByHandle[handle], let transfer = byID[id] else { continue }
+                guard let transfer = ledger.transfer(handle: handle) else { continue }
+                let id = transfer.submission.id
                 if remove(transfer) { startedHop = true }
                 switch transfer.outcome(of: CurlCode(rawValue: code)) {
                 case .follow where transfer.state.withLock({ $0.run(id) }),
@@ -673,14 +663,12 @@ import NetworkLayerSupport
 
         /// Hands every streamed body the bytes joined during this turn.
         private func flushPending() {
-            for transfer in byID.values where transfer.hasPending { transfer.flushPending() }
+            for transfer in ledger.transfers where transfer.hasPending { transfer.flushPending() }
         }
 
         /// Forgets a transfer that libcurl no longer runs and keeps its easy handle for the next one.
         private func recycle(_ transfer: CurlTransfer) {
-            let id = transfer.submission.id
-            if byID[id] === transfer { byID[id] = nil }
-            idByHandle[transfer.easy.pointer] = nil
+            ledger.forget(transfer, id: transfer.submission.id)
             sendLeft(of: transfer)
             if idle.count < Self.idleLimit {
                 idle.append(transfer.easy)
@@ -692,8 +680,7 @@ import NetworkLayerSupport
         /// Removes every transfer (their callers are answered: the transport shut down) and frees every easy handle;
         /// the loop takes no more. The pool is left as it is: the transport stops every loop.
         func removeAll() {
-            isStopped = true
-            for transfer in byID.values {
+            for transfer in ledger.stop() {
                 _ = nl_curl_multi_remove_handle(multi, transfer.easy.pointer)
                 let error = CurlTransport.shutDownError(for: transfer.submission.request)
                 SendState.end(transfer.state, with: .failure(error), workFinished: true, cancel: { _ in })
@@ -701,8 +688,6 @@ import NetworkLayerSupport
                 transfer.easy.cleanUp()
                 sendLeft(of: transfer)
             }
-            byID = [:]
-            idByHandle = [:]
             for easy in idle { easy.cleanUp() }
             idle = []
         }

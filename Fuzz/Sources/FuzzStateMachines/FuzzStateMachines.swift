@@ -3,15 +3,20 @@ import Foundation
 @_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerOffline
 
+#if os(Linux)
+    @testable import NetworkLayerCurl
+#endif
+
 /// One input: a sequence of events, each one a caller could send at that point, driven into a lifecycle machine
-/// (the first byte says which: a stream's pipe, a send, a WebSocket's inbox, or an offline queue's replays). Every waiter must be answered exactly once by the time the machine ends, and the
+/// (the first byte says which: a stream's pipe, a send, a WebSocket's inbox, a Curl loop's ledger, or an offline
+/// queue's replays). Every waiter must be answered exactly once by the time the machine ends, and the
 /// machine must never stop the process on a sequence its callers can produce.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     var bytes = Bytes(UnsafeBufferPointer(start: start, count: count))
     guard let first = bytes.next() else { return 0 }
-    switch first % 5 {
+    switch first % 6 {
     case 0, 2:
         var run = ChunkPipeRun(blocking: first & 2 != 0)
         run.drive(&bytes)
@@ -21,6 +26,11 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     case 4:
         var run = InboxRun()
         run.drive(&bytes)
+    case 5:
+        #if os(Linux)
+            var run = LedgerRun()
+            run.drive(&bytes)
+        #endif
     default:
         var run = ReplayRun()
         run.drive(&bytes)
@@ -518,3 +528,80 @@ struct InboxRun {
         watches = [:]
     }
 }
+
+#if os(Linux)
+    /// A Curl event loop's `CurlLoopLedger`, checked against a plain model: a transfer is found by its send and its
+    /// handle while held and by neither after, a wrong transfer is never forgotten, a stop hands back exactly what was
+    /// held, and every send a hand-over takes is handed over once, in the order it was let go, however many join it.
+    struct LedgerRun {
+        final class Transfer {}
+        var ledger = CurlLoopLedger<Transfer, Int, Int>()
+        var held: [Int: (transfer: Transfer, handle: Int)] = [:]
+        var nextID = 1
+        var nextWaiter = 1
+        var letGo: [Int] = []
+        var handed: [Int] = []
+        var handingOver = false
+
+        mutating func drive(_ bytes: inout Bytes) {
+            while let byte = bytes.next() {
+                let pick = Int(byte >> 3)
+                switch byte % 6 {
+                case 0:
+                    guard !ledger.isStopped else { break }
+                    let handle = pick % 8
+                    guard !held.values.contains(where: { $0.handle == handle }) else { break }
+                    let transfer = Transfer()
+                    ledger.hold(transfer, id: nextID, handle: handle)
+                    held[nextID] = (transfer, handle)
+                    nextID += 1
+                case 1:
+                    // The next hop of a held transfer keeps its place.
+                    guard !ledger.isStopped, let first = held.min(by: { $0.key < $1.key }) else { break }
+                    ledger.hold(first.value.transfer, id: first.key, handle: first.value.handle)
+                case 2:
+                    let ids = held.keys.sorted()
+                    guard !ids.isEmpty else { break }
+                    let id = ids[pick % ids.count]
+                    precondition(!ledger.forget(Transfer(), id: id), "a transfer not held was forgotten")
+                    precondition(ledger.forget(held[id]!.transfer, id: id), "a held transfer was not forgotten")
+                    held[id] = nil
+                case 3:
+                    let waiters = (0..<(pick % 3 + 1)).map { _ in
+                        defer { nextWaiter += 1 }
+                        return nextWaiter
+                    }
+                    letGo += waiters
+                    let handsOver = ledger.admit(waiters)
+                    precondition(handsOver == !handingOver, "a second hand-over started, or none")
+                    if handsOver { handingOver = true }
+                case 4:
+                    guard handingOver else { break }
+                    if let waiter = ledger.nextAdmitted() {
+                        handed.append(waiter)
+                    } else {
+                        handingOver = false
+                    }
+                default:
+                    if pick % 4 == 0 {
+                        let ended = ledger.stop()
+                        precondition(
+                            ended.count == held.count
+                                && held.values.allSatisfy { entry in ended.contains { $0 === entry.transfer } },
+                            "a stop handed back other transfers than those held")
+                        held = [:]
+                    }
+                }
+                for (id, entry) in held {
+                    precondition(ledger.transfer(id) === entry.transfer, "a held transfer was not found by its send")
+                    precondition(ledger.transfer(handle: entry.handle) === entry.transfer, "nor by its handle")
+                }
+                precondition(ledger.transfers.count == held.count, "the ledger holds another number of transfers")
+            }
+            while handingOver {
+                if let waiter = ledger.nextAdmitted() { handed.append(waiter) } else { handingOver = false }
+            }
+            precondition(handed == letGo, "handed over \(handed), let go \(letGo)")
+        }
+    }
+#endif

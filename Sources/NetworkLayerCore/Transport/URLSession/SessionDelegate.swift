@@ -89,7 +89,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
             let id = dataTask.taskIdentifier
             guard response.expectedContentLength > Int64(limit) else {
-                tasks[id]?.response = response
+                tasks[id]?.receive(response)
                 return nil
             }
             return tasks.removeValue(forKey: id)?.state
@@ -106,13 +106,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let delivered = tasks.withLock {
             tasks -> (Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>, BodyStream, HTTPURLResponse)? in
             let id = task.taskIdentifier
-            guard let stream = tasks[id]?.stream, let state = tasks[id]?.state,
+            guard let context = tasks[id], let stream = context.stream, context.bodyStream == nil,
+                let state = tasks[id]?.state,
                 let http = response as? HTTPURLResponse,
                 !RedirectChain.isRedirect(
                     status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), policy: policy)
             else { return nil }
-            tasks[id]?.headDelivered = true
-            tasks[id]?.response = http
+            tasks[id]?.deliver(http)
             return (state, stream, http)
         }
         guard let (state, stream, response) = delivered else { return false }
@@ -136,8 +136,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if let stream = tasks.withLock({ $0[dataTask.taskIdentifier] }).flatMap({ $0.headDelivered ? $0.stream : nil })
-        {
+        if let stream = tasks.withLock({ $0[dataTask.taskIdentifier]?.bodyStream }) {
             stream.append(data)
             if stream.hasEnded { unregister(dataTask) }
             return
@@ -148,14 +147,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let limit = maximumResponseSize
         let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
             let id = dataTask.taskIdentifier
-            guard let received = tasks[id]?.body.count else { return nil }
-            guard received + data.count <= limit else { return tasks.removeValue(forKey: id)?.state }
-            if received == 0 {
-                tasks[id]?.body = data  // most bodies arrive in one piece: keep it without a copy
-            } else {
-                tasks[id]?.body.append(data)
-            }
-            return nil
+            guard tasks[id]?.collect(data, limit: limit) == false else { return nil }
+            return tasks.removeValue(forKey: id)?.state
         }
         if let oversized {
             SendState.end(oversized, with: .failure(ResponseSizeLimit.exceeded(limit)), cancel: canceller.cancel)
@@ -272,7 +265,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Ends a completed task's send, or follows its redirect in a new task of `session` (returns true).
     private func complete(_ task: URLSessionTask, in session: URLSession, error: (any Error)?) -> Bool {
         guard var context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return false }
-        if context.headDelivered, let stream = context.stream {
+        if let stream = context.bodyStream {
             guard let error else {
                 stream.finish()
                 return false
@@ -282,7 +275,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                     transportError: TaskContext.classify(error, afterResponse: true, url: task.currentRequest?.url)))
             return false
         }
-        if context.response == nil { context.response = task.response }
+        if context.response == nil, let response = task.response { context.receive(response) }
         if error == nil, let response = context.response as? HTTPURLResponse {
             switch context.chain.decide(response: response, policy: redirectPolicy) {
             case .follow(let next):
@@ -302,8 +295,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// task runs.
     private func follow(_ request: URLRequest, in session: URLSession, context: TaskContext) -> Bool {
         var context = context
-        context.response = nil
-        context.body = Data()
+        context.startOver()
         let task: URLSessionTask
         if let upload = context.upload, request.httpMethod != "GET" {
             // A 307 or 308 (or a 301/302 after a PUT) keeps the method and the body: the body again, from its start;

@@ -6,22 +6,93 @@ import NetworkLayerSupport
     import FoundationNetworking
 #endif
 
-/// What the session delegate knows about one send: its redirect chain and the data task now running for it.
+/// What the session delegate knows about one send: its redirect chain, the data task now running for it, and where
+/// that task's answer stands (``Phase``).
 struct TaskContext {
+    /// Where the current task's answer stands, as one value: collected for the caller (its head once it arrived, its
+    /// body as it arrives), or, for a streamed send whose caller has the head, going to the stream. A redirect the
+    /// delegate follows starts the next task's answer afresh.
+    enum Phase {
+        case collecting(URLResponse?, body: Data)
+        case streaming(HTTPURLResponse)
+    }
+
     var chain: RedirectChain
     /// The send's overall deadline in seconds, as the caller gave it (FoundationNetworking gets it rounded up).
     let deadline: TimeInterval
     let state: Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>
-    /// Where the body goes as it arrives, for a streamed send.
-    var stream: BodyStream?
-    /// Whether a streamed send's caller has the head, so the body now goes to `stream`.
-    var headDelivered = false
-    var response: URLResponse?
-    var body = Data()
+    /// Where the body goes once the caller has the head, for a streamed send.
+    let stream: BodyStream?
+    /// Where the current task's answer stands.
+    private(set) var phase = Phase.collecting(nil, body: Data())
     /// The request body of an upload, sent again from its start when a redirect keeps it.
     var upload: URLSessionUpload?
     /// The bytes of the upload body the current task has sent, as counted for progress.
     var bytesSent: Int64 = 0
+
+    init(
+        chain: RedirectChain, deadline: TimeInterval,
+        state: Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>, stream: BodyStream?
+    ) {
+        self.chain = chain
+        self.deadline = deadline
+        self.state = state
+        self.stream = stream
+    }
+
+    /// The current task's response head, once it arrived.
+    var response: URLResponse? {
+        switch phase {
+        case .collecting(let response, _): response
+        case .streaming(let response): response
+        }
+    }
+
+    /// The body collected for the caller: empty once it goes to a stream.
+    var body: Data {
+        if case .collecting(_, let body) = phase { return body }
+        return Data()
+    }
+
+    /// The stream the body goes to now: a streamed send's, once its caller has the head.
+    var bodyStream: BodyStream? {
+        if case .streaming = phase { return stream }
+        return nil
+    }
+
+    /// A head arrived (an interim one may come before the final one): kept for the answer. Once a streamed caller
+    /// has its head, a later one (Apple's URLSession reports each part of a `multipart/x-mixed-replace` body as one)
+    /// changes nothing.
+    mutating func receive(_ response: URLResponse) {
+        guard case .collecting(_, let body) = phase else { return }
+        phase = .collecting(response, body: body)
+    }
+
+    /// The streamed send's caller has the head: the body goes to its stream from now on.
+    mutating func deliver(_ response: HTTPURLResponse) {
+        guard stream != nil, case .collecting = phase else {
+            preconditionFailure("a head delivered to a send that does not stream, or twice")
+        }
+        phase = .streaming(response)
+    }
+
+    /// Adds body bytes to the answer; `false`, adding nothing, when they would take it over `limit` bytes.
+    mutating func collect(_ data: Data, limit: Int) -> Bool {
+        guard case .collecting(let response, var body) = phase else {
+            preconditionFailure("body bytes collected for a send whose body goes to its stream")
+        }
+        guard body.count + data.count <= limit else { return false }
+        // Most bodies arrive in one piece: kept without a copy. The phase lets go of the body while it grows.
+        phase = .collecting(response, body: Data())
+        if body.isEmpty { body = data } else { body.append(data) }
+        phase = .collecting(response, body: body)
+        return true
+    }
+
+    /// The next task of a redirect chain starts: its answer is collected afresh.
+    mutating func startOver() {
+        phase = .collecting(nil, body: Data())
+    }
 
     /// The outcome of the finished task, with FoundationNetworking's errors put into categories.
     func result(error: (any Error)?) -> Result<(Data, HTTPURLResponse), any Error> {

@@ -1,0 +1,52 @@
+import Foundation
+import NetworkLayerSupport
+import Testing
+
+@_spi(TransportKit) @testable import NetworkLayerCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Where the URLSession delegate's answer to one task stands, without a session: every event in each phase.
+@Suite("TaskContext: one phase for the answer, collected or streamed")
+struct TaskContextPhaseTests {
+    let url = URL(string: "https://api.example.com/a")!
+
+    func context(streaming: Bool) -> TaskContext {
+        TaskContext(
+            chain: RedirectChain(original: URLRequest(url: url), replaysBody: true), deadline: 60,
+            state: Locked(SendState<URLSessionTask, (Data, HTTPURLResponse)>()),
+            stream: streaming ? BodyStream(label: "test") : nil)
+    }
+
+    func head(_ status: Int) -> HTTPURLResponse {
+        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+    }
+
+    @Test("Collecting: heads replace each other, the body grows to its limit and no further, a redirect starts over")
+    func collecting() {
+        var context = context(streaming: false)
+        #expect(context.response == nil && context.body.isEmpty && context.bodyStream == nil)
+        context.receive(head(100))
+        context.receive(head(200))
+        #expect((context.response as? HTTPURLResponse)?.statusCode == 200)
+        let first = context.collect(Data("abc".utf8), limit: 5)
+        let over = context.collect(Data("def".utf8), limit: 5)
+        let last = context.collect(Data("de".utf8), limit: 5)
+        #expect(first && !over && last, "over the limit: nothing added")
+        #expect(context.body == Data("abcde".utf8))
+        context.startOver()
+        #expect(context.response == nil && context.body.isEmpty)
+    }
+
+    @Test("Streaming: the body goes to the stream once the head is delivered, and a later head changes nothing")
+    func streaming() {
+        var context = context(streaming: true)
+        #expect(context.bodyStream == nil, "before the head, the body is collected (a redirect's)")
+        context.deliver(head(200))
+        #expect(context.bodyStream != nil && context.body.isEmpty)
+        context.receive(head(206))
+        #expect((context.response as? HTTPURLResponse)?.statusCode == 200)
+    }
+}
