@@ -715,17 +715,25 @@ import NetworkLayerSupport
             private func end(_ number: Int, with end: WaitEnd) {
                 guard case .waiting(let current, let source, let caller) = state, current == number else { return }
                 state = .idle(waits: number)
-                source.cancel()
-                caller.resume(returning: end)
+                finish(source, answering: caller, with: end)
             }
 
             /// The caller's task was cancelled: the wait in progress ends, and so does every later one.
             private func cancel() {
                 if case .waiting(_, let source, let caller) = state {
-                    source.cancel()
-                    caller.resume(returning: .cancelled)
+                    finish(source, answering: caller, with: .cancelled)
                 }
                 state = .cancelled
+            }
+
+            /// Cancels the wait's source and answers its caller once the source has let go of the socket, so that
+            /// the caller, which may close the socket next (a failed handshake), never closes it under a live source.
+            private func finish(
+                _ source: any DispatchSourceProtocol, answering caller: CheckedContinuation<WaitEnd, Never>,
+                with end: WaitEnd
+            ) {
+                source.setCancelHandler { caller.resume(returning: end) }
+                source.cancel()
             }
         }
     }

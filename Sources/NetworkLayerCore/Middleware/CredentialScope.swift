@@ -99,7 +99,8 @@ public struct CredentialScope: Sendable {
     /// Outside the scope, the credential is recorded as withheld (``RequestContext/recordWithheldCredential(_:)``)
     /// with the reason, so that the log line and the error of a `401` say why it went without. A request that may fix
     /// a ``firstOrigin`` scope fixes it when its send ends, if any attempt of it may have reached its server; one
-    /// that ends without having left the machine leaves the scope free.
+    /// that ends without having left the machine leaves the scope free. A middleware called alone, with a context of
+    /// your own, fixes nothing: nothing of it reached a server.
     public func covers(
         _ request: URLRequest,
         context: RequestContext,

@@ -42,7 +42,7 @@ public struct RequestContext: Sendable {
 
     /// What this send's attempts left behind (the credentials withheld, whether one may have reached a server),
     /// shared by every copy.
-    let record = SendRecord()
+    let record: SendRecord
 
     /// Where the transport leaves a streamed body for the caller; `nil` for an ordinary send.
     var streamSlot: StreamSlot?
@@ -80,11 +80,14 @@ public struct RequestContext: Sendable {
 
     /// Creates a context for a send that may take `timeRemaining` seconds from now.
     public init(options: RequestOptions = RequestOptions(), attempt: Int = 1, timeRemaining: Double) {
-        self.init(options: options, attempt: attempt, timeRemaining: timeRemaining, clock: .system)
+        self.init(
+            options: options, attempt: attempt, timeRemaining: timeRemaining, clock: .system, endsWithAChain: false)
     }
 
     /// Creates a context whose deadline is measured on `clock`.
-    init(options: RequestOptions, attempt: Int, timeRemaining: Double, clock: UptimeClock) {
+    init(options: RequestOptions, attempt: Int, timeRemaining: Double, clock: UptimeClock, endsWithAChain: Bool = true)
+    {
+        record = SendRecord(endsWithAChain: endsWithAChain)
         self.options = options
         self.attempt = attempt
         self.requestID = RequestIdentity.next()

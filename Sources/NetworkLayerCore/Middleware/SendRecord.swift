@@ -13,6 +13,13 @@ final class SendRecord: Sendable {
     }
 
     private let state = Locked(State())
+    /// Whether a chain ends the send (``MiddlewareChain``'s contexts): a context made by hand, as a test of a
+    /// middleware does, has no end to wait for.
+    let endsWithAChain: Bool
+
+    init(endsWithAChain: Bool) {
+        self.endsWithAChain = endsWithAChain
+    }
 
     /// Adds `credential`, once however many attempts withhold it.
     func record(_ credential: WithheldCredential) {
@@ -32,9 +39,11 @@ final class SendRecord: Sendable {
     /// Whether any attempt so far may have reached a server.
     var mayHaveArrived: Bool { state.withLock { $0.mayHaveArrived } }
 
-    /// Calls `watcher` once the send ends (at once if it has), with whether any attempt may have reached a server.
+    /// Calls `watcher` once the send ends (at once if it has, or if no chain will end it), with whether any attempt
+    /// may have reached a server.
     func whenSendEnds(_ watcher: @escaping @Sendable (_ mayHaveArrived: Bool) -> Void) {
         let ended: Bool? = state.withLock { state in
+            guard endsWithAChain else { return state.mayHaveArrived }
             guard state.endWatchers != nil else { return state.mayHaveArrived }
             state.endWatchers?.append(watcher)
             return nil

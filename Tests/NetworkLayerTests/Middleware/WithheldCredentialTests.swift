@@ -139,9 +139,13 @@ struct WithheldCredentialTests {
             scope.covers(
                 URLRequest(url: URL(string: text)!), context: context, field: "Authorization", middleware: "Test")
         }
-        let first = RequestContext(timeRemaining: 60)
-        let second = RequestContext(timeRemaining: 60)
-        var context = RequestContext(timeRemaining: 60)
+        // Contexts as a network's chain makes them: the chain ends each send.
+        func chained() -> RequestContext {
+            RequestContext(options: RequestOptions(), attempt: 1, timeRemaining: 60, clock: .system)
+        }
+        let first = chained()
+        let second = chained()
+        var context = chained()
         #expect(covers("https://api.example.com/1", in: first) && covers("https://api.example.com/2", in: second))
         #expect(!covers("https://cdn.example.com/x", in: context))
         #expect(context.withheldCredentials.last?.reason.contains("a request still on its way") == true)
@@ -149,13 +153,30 @@ struct WithheldCredentialTests {
         #expect(!covers("https://cdn.example.com/x", in: context), "the second request may still arrive")
         second.record.sendEnded()
         // Neither left: the scope is free, and the next request fixes it.
-        let elsewhere = RequestContext(timeRemaining: 60)
+        let elsewhere = chained()
         #expect(covers("https://cdn.example.com/x", in: elsewhere))
         elsewhere.record.attemptMayHaveArrived()
         elsewhere.record.sendEnded()
-        context = RequestContext(timeRemaining: 60)
+        context = chained()
         #expect(!covers("https://api.example.com/3", in: context))
         #expect(context.withheldCredentials.last?.reason.contains("fixed by the first request sent") == true)
+    }
+
+    @Test("A middleware called alone, with a context of the test's own, fixes no first origin")
+    func aMiddlewareCalledAloneFixesNothing() async throws {
+        let middleware = DefaultHeadersMiddleware(["X-API-Key": "k-1"])
+        func send(_ text: String) async throws -> String? {
+            let seen = Locked<String?>(nil)
+            _ = try await middleware.intercept(
+                URLRequest(url: URL(string: text)!), context: RequestContext(timeRemaining: 5)
+            ) { request, _ in
+                seen.withLock { $0 = request.value(forHTTPHeaderField: "X-API-Key") }
+                return (Data(), ResponseHead(url: request.url!, statusCode: 204, httpVersion: "HTTP/1.1", fields: []))
+            }
+            return seen.withLock { $0 }
+        }
+        #expect(try await send("https://api.example.com/a") == "k-1")
+        #expect(try await send("https://cdn.example.com/b") == "k-1", "nothing was sent: no origin was fixed")
     }
 
     @Test("Which failures prove that nothing left: refusals and unreachable servers, not a redirect's hop or a drop")

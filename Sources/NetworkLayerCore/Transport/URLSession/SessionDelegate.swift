@@ -84,6 +84,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // Linux ignores `.cancel` here, so an oversized response is stopped by ending the send.
         completionHandler(.allow)
+        // A later head of a streamed task whose caller has one (Apple's URLSession reports each part of a
+        // `multipart/x-mixed-replace` body as one) changes nothing: the stream goes on.
+        if tasks.withLock({ $0[dataTask.taskIdentifier]?.bodyStream != nil }) { return }
         if deliversStreamedHead(response, of: dataTask) { return }
         let limit = maximumResponseSize
         let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
