@@ -261,8 +261,22 @@ struct MiddlewareChainTests {
     /// A middleware in the caller's task that ignores cancellation holds its caller, but the deadline still holds
     /// for the request: `next` after it fails with the deadline error, and nothing is sent.
     @Test func aRequestIsNeverSentAfterTheDeadlineAMiddlewareOutlasted() async throws {
+        /// Takes 0.5 s of the test's clock before it sends the request on, whatever its task is told.
+        struct Dawdling: Middleware {
+            let elapsed: Locked<UInt64>
+            func intercept(
+                _ request: URLRequest,
+                context: RequestContext,
+                next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
+            ) async throws -> (Data, HTTPURLResponse) {
+                elapsed.withLock { $0 += 500_000_000 }
+                return try await next(request, context)
+            }
+        }
+        let elapsed = Locked<UInt64>(1_000_000_000)
         let mock = MockTransport(defaultResponse: .status(204))
-        let network = Network(transport: mock, middleware: [Deaf(seconds: 0.5)])
+        var network = Network(transport: mock, middleware: [Dawdling(elapsed: elapsed)])
+        network.clock = UptimeClock { elapsed.withLock { $0 } }
         let error = await #expect(throws: NetworkError.self) {
             try await network.withTimeout(0.2).send(UserRoute.getUser(id: 1))
         }

@@ -84,10 +84,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // Linux ignores `.cancel` here, so an oversized response is stopped by ending the send.
         completionHandler(.allow)
-        // A later head of a streamed task whose caller has one (Apple's URLSession reports each part of a
-        // `multipart/x-mixed-replace` body as one) changes nothing: the stream goes on.
-        if tasks.withLock({ $0[dataTask.taskIdentifier]?.bodyStream != nil }) { return }
-        if deliversStreamedHead(response, of: dataTask) { return }
+        if handlesStreamedHead(response, of: dataTask) { return }
         let limit = maximumResponseSize
         let oversized = tasks.withLock { tasks -> Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>? in
             let id = dataTask.taskIdentifier
@@ -103,25 +100,40 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Hands a streamed send's caller the head, unless it is a redirect the policy acts on; returns whether it did.
-    private func deliversStreamedHead(_ response: URLResponse, of task: URLSessionDataTask) -> Bool {
+    /// What a head means to a streamed send.
+    private enum StreamedHead {
+        /// The caller gets it, and the body goes to its stream.
+        case deliver(Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>, BodyStream, HTTPURLResponse)
+        /// The caller has its head already: a later one (Apple's URLSession reports each part of a
+        /// `multipart/x-mixed-replace` body as one) changes nothing, and the stream goes on.
+        case ignore
+        /// Not a streamed send, or a redirect the policy acts on: the head is collected.
+        case collect
+    }
+
+    /// Hands a streamed send's caller the head, unless it is a redirect the policy acts on; returns whether the head
+    /// is dealt with (delivered, or a later one ignored).
+    private func handlesStreamedHead(_ response: URLResponse, of task: URLSessionDataTask) -> Bool {
         let policy = redirectPolicy
-        let delivered = tasks.withLock {
-            tasks -> (Locked<SendState<URLSessionTask, (Data, HTTPURLResponse)>>, BodyStream, HTTPURLResponse)? in
+        let verdict = tasks.withLock { tasks -> StreamedHead in
             let id = task.taskIdentifier
-            guard let context = tasks[id], let stream = context.stream, context.bodyStream == nil,
-                let state = tasks[id]?.state,
-                let http = response as? HTTPURLResponse,
+            guard let context = tasks[id], let stream = context.stream else { return .collect }
+            if context.bodyStream != nil { return .ignore }
+            guard let http = response as? HTTPURLResponse,
                 !RedirectChain.isRedirect(
                     status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"), policy: policy)
-            else { return nil }
+            else { return .collect }
             tasks[id]?.deliver(http)
-            return (state, stream, http)
+            return .deliver(context.state, stream, http)
         }
-        guard let (state, stream, response) = delivered else { return false }
-        stream.attach(Self.producer(for: task, canceller: canceller))
-        SendState.end(state, with: .success((Data(), response)), workFinished: true, cancel: canceller.cancel)
-        return true
+        switch verdict {
+        case .collect: return false
+        case .ignore: return true
+        case .deliver(let state, let stream, let response):
+            stream.attach(Self.producer(for: task, canceller: canceller))
+            SendState.end(state, with: .success((Data(), response)), workFinished: true, cancel: canceller.cancel)
+            return true
+        }
     }
 
     /// Whether suspending a data task pauses its transfer: on Apple platforms it does; FoundationNetworking's
