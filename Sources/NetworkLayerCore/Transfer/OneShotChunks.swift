@@ -23,6 +23,13 @@ import NetworkLayerSupport
         reason: "an upload from a stream is sent once, and it was sent already: use .data, .file or .multipart "
             + "for a body that may be sent again")
 
+    /// The error of a one-shot body that URLSession asks for again on its own (Apple platforms: after an
+    /// authentication challenge, or when a kept-alive connection closed under the first attempt).
+    static let askedAgain = NetworkError.invalidRequest(
+        .body,
+        reason: "URLSession asked for the body again (a challenge or a connection that closed), and an upload from a "
+            + "stream is sent once: use .data, .file or .multipart for a body that may be sent again")
+
     /// Marks the chunks taken and returns what produces them, or throws if they were taken before.
     func take() throws(NetworkError) -> Pump {
         let wasTaken = taken.withLock { taken in

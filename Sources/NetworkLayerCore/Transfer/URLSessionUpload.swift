@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLSession and URLRequest live in FoundationNetworking on Linux.
@@ -16,6 +17,8 @@ final class URLSessionUpload: Sendable {
     /// The exact length, when known before sending.
     let length: Int64?
     private let pipe: ChunkPipe?
+    /// Whether the send has ended (``close()``): a feeder's thread stops then.
+    private let ended = Locked(false)
 
     /// Prepares `body` for one send.
     ///
@@ -68,10 +71,12 @@ final class URLSessionUpload: Sendable {
     }
 
     /// The input stream for a task's body: a multipart form from its start; a `.stream`'s chunks the first time,
-    /// `nil` afterwards (a one-shot body is never sent twice).
+    /// `nil` afterwards (a one-shot body is never sent twice), and the send ends with
+    /// ``NetworkError/invalidRequest(_:reason:underlyingError:)`` (Apple's URLSession asks again on its own after a
+    /// challenge or a kept-alive connection that closed; given `nil`, it would fail with an error of its own).
     ///
     /// - Parameter failed: Hears what ends the body early (a file that can no longer be read, a stream that threw
-    ///   or broke its length), to end the send with it.
+    ///   or broke its length, a one-shot body asked for again), to end the send with it.
     func makeBodyStream(failed: @escaping @Sendable (NetworkError) -> Void) -> InputStream? {
         switch body.source {
         case .data, .file:
@@ -79,28 +84,35 @@ final class URLSessionUpload: Sendable {
         case .multipart:
             do {
                 guard let reader = try body.makeReader(length: length) else { return nil }
-                return Self.inputStream(reading: reader, failed: failed)
+                return inputStream(reading: reader, failed: failed)
             } catch {
                 failed(error)
                 return nil
             }
         case .stream(let chunks):
-            guard let pipe, pipe.start(chunks) else { return nil }
-            return Self.inputStream(reading: pipe, failed: failed)
+            guard let pipe else { return nil }
+            guard pipe.start(chunks) else {
+                failed(OneShotChunks.askedAgain)
+                return nil
+            }
+            return inputStream(reading: pipe, failed: failed)
         }
     }
 
     /// The stream URLSession reads `reader` through, as ``handsOverThroughBoundStreams`` says.
-    static func inputStream(
+    private func inputStream(
         reading reader: any ChunkReader,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
-        guard handsOverThroughBoundStreams else { return UploadInputStream(reader, failed: failed) }
-        return UploadStreamFeeder.start(reader, failed: failed)
+        guard Self.handsOverThroughBoundStreams else { return UploadInputStream(reader, failed: failed) }
+        let ended = ended
+        return UploadStreamFeeder.start(reader, until: { ended.withLock { $0 } }, failed: failed)
     }
 
-    /// Ends the upload: the stream's producer is cancelled and the reader, if waiting, wakes.
+    /// Ends the upload: the stream's producer is cancelled, the reader, if waiting, wakes, and a feeder's thread
+    /// stops.
     func close() {
+        ended.withLock { $0 = true }
         pipe?.close()
     }
 }

@@ -5,14 +5,18 @@ import Foundation
 /// over on Apple platforms, the way Foundation documents for streamed uploads (`Stream.getBoundStreams`), so that
 /// URLSession drives a stream of its own kind, with its events and scheduling.
 ///
-/// The copy loop (``feed(from:into:)``) is plain shared code, tested on Linux against any `OutputStream`: it writes
-/// every byte, across partial writes, closes the output at the end, and stops at the first failure of either side.
+/// The copy loop (``feed(from:into:until:)``) is plain shared code, tested on Linux against any `OutputStream`: it
+/// writes every byte, across partial writes, closes the output at the end, and stops at the first failure of either
+/// side, or once the send has ended: it never blocks on an output that has no room (URLSession may drop the input
+/// end without closing it), so the thread ends with its send.
 enum UploadStreamFeeder {
     /// Where the copy writes: an `OutputStream`, or a test's stand-in (subclassing `OutputStream` differs between
     /// Foundation's two implementations).
     protocol ByteSink: AnyObject {
         /// Writes up to `length` bytes; returns how many, or 0 or less once the other end is gone.
         func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int
+        /// Whether a write would take a byte without blocking.
+        var hasSpaceAvailable: Bool { get }
         /// Ends the stream.
         func close()
     }
@@ -25,12 +29,14 @@ enum UploadStreamFeeder {
         case readerFailed(NetworkError)
         /// The output refused bytes: URLSession closed the other end (the task was cancelled or failed).
         case outputClosed
+        /// The send ended (it was cancelled, reached its deadline or failed) before the body was written.
+        case stopped
 
         static func == (left: Outcome, right: Outcome) -> Bool {
             switch (left, right) {
             case (.finished(let a), .finished(let b)): a == b
             case (.readerFailed(let a), .readerFailed(let b)): a.description == b.description
-            case (.outputClosed, .outputClosed): true
+            case (.outputClosed, .outputClosed), (.stopped, .stopped): true
             default: false
             }
         }
@@ -39,15 +45,25 @@ enum UploadStreamFeeder {
     /// The size of each chunk read and of the bound pair's buffer.
     static let chunkSize = 64 * 1024
 
+    /// The longest pause between two looks at an output that has no room, in seconds.
+    static let longestPause: TimeInterval = 0.02
+
     /// Copies the whole body into `output`, which is open; closes it afterwards whatever happened. Blocks while the
-    /// reader waits for bytes or the output for room.
-    static func feed(from reader: any ChunkReader, into output: some ByteSink) -> Outcome {
+    /// reader waits for bytes (a ``ChunkPipe`` wakes it when its send ends); while the output has no room, looks
+    /// again after a pause (the thread has no run loop for the stream's events), until `stopped` says the send has
+    /// ended.
+    static func feed(
+        from reader: any ChunkReader,
+        into output: some ByteSink,
+        until stopped: () -> Bool = { false }
+    ) -> Outcome {
         defer { output.close() }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { buffer.deallocate() }
         guard let base = buffer.baseAddress else { return .finished(bytes: 0) }
         var total = 0
         while true {
+            if stopped() { return .stopped }
             let count: Int
             do {
                 count = try reader.read(into: buffer)
@@ -57,6 +73,7 @@ enum UploadStreamFeeder {
             guard count > 0 else { return .finished(bytes: total) }
             var written = 0
             while written < count {
+                guard waitForRoom(in: output, until: stopped) else { return .stopped }
                 let bytes = base.advanced(by: written).assumingMemoryBound(to: UInt8.self)
                 let step = output.write(bytes, maxLength: count - written)
                 guard step > 0 else { return .outputClosed }
@@ -66,18 +83,31 @@ enum UploadStreamFeeder {
         }
     }
 
+    /// Waits until `output` has room; false if `stopped` says the send ended first.
+    private static func waitForRoom(in output: some ByteSink, until stopped: () -> Bool) -> Bool {
+        var pause: TimeInterval = 0.0005
+        while !output.hasSpaceAvailable {
+            if stopped() { return false }
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, longestPause)
+        }
+        return true
+    }
+
     /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
     /// Foundation has no bound pairs (FoundationNetworking). `failed` hears a reader's failure (the send ends with
-    /// it); an output closed by URLSession ends the copy quietly.
+    /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly.
     static func start(
         _ reader: any ChunkReader,
+        until stopped: @escaping @Sendable () -> Bool,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
         guard let (input, output) = boundPair() else { return nil }
         output.open()
         let handOff = HandOff(reader: reader, output: output)
         let thread = Thread {
-            if case .readerFailed(let error) = feed(from: handOff.reader, into: handOff.output) { failed(error) }
+            let outcome = feed(from: handOff.reader, into: handOff.output, until: stopped)
+            if case .readerFailed(let error) = outcome { failed(error) }
         }
         thread.name = "NetworkLayer upload body"
         thread.start()

@@ -18,7 +18,8 @@ extension URLSessionTransport {
 
     /// Opens a WebSocket with the session's `URLSessionWebSocketTask` (Apple platforms), with the session's TLS
     /// rules and trusted authorities. On Linux it fails with ``NetworkError/TransportFailure/other``, naming
-    /// `CurlTransport`, which opens WebSockets there.
+    /// `CurlTransport`, which opens WebSockets there; so it does over a session of yours (``init(session:)``), whose
+    /// delegate, not the transport's, hears the socket open.
     ///
     /// What Apple's implementation does not offer, and so this transport does not either: permessage-deflate
     /// (``WebSocketSettings/compression`` is not applied), the body of a refused handshake (an answer other than `101`
@@ -27,8 +28,12 @@ extension URLSessionTransport {
     /// for messages while 16 wait for the app).
     public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
         guard Self.opensWebSockets else { throw NetworkError.webSocketsUnsupported(by: "URLSessionTransport on Linux") }
+        guard let handshakes = webSocketHandshakes else {
+            throw NetworkError.webSocketsUnsupported(by: "URLSessionTransport over a session of yours")
+        }
         return try await URLSessionWebSocket.open(
-            RequestRules.check(request.withWebSocketSchemeAsHTTP), settings: settings, session: session)
+            RequestRules.check(request.withWebSocketSchemeAsHTTP), settings: settings, session: session,
+            handshakes: handshakes)
     }
 }
 
@@ -60,12 +65,17 @@ final class URLSessionWebSocket: WebSocketChannel {
         self.sendTimeout = sendTimeout
     }
 
-    /// Starts the task with the handshake request, and waits for the handshake's end: a ping's pong (a task sends its
-    /// first frame once open), within the request's deadline.
+    /// Starts the task with the handshake request, and waits for the handshake's end, as the session's delegate
+    /// hears it (`handshakes`): the socket open, the task completed, within the request's deadline.
+    ///
+    /// Subprotocols go as the request's `Sec-WebSocket-Protocol` field, the way Apple documents for
+    /// `webSocketTask(with:)` with a request (`webSocketTask(with:protocols:)` takes a URL, and would drop the
+    /// request's other fields, its credentials among them); the one the server chose comes with the open.
     static func open(
         _ request: URLRequest,
         settings: WebSocketSettings,
-        session: URLSession
+        session: URLSession,
+        handshakes: WebSocketHandshakes
     ) async throws(NetworkError) -> WebSocketOpening {
         var handshake = request.withHTTPSchemeAsWebSocket
         if !settings.subprotocols.isEmpty {
@@ -74,13 +84,36 @@ final class URLSessionWebSocket: WebSocketChannel {
         }
         let box = TaskBox(task: session.webSocketTask(with: handshake))
         box.task.maximumMessageSize = settings.maximumMessageSize
+        let id = box.task.taskIdentifier
+        let answer = handshakes.expect(id)
         box.task.resume()
-        if let failure = await firstPong(of: box, within: request.timeoutInterval) {
+        let end = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketHandshakes.End, Never>) in
+                answer.set(continuation)
+                answer.give(.timedOut, after: request.timeoutInterval)
+            }
+        } onCancel: {
+            answer.give(.cancelled)
+        }
+        handshakes.forget(id)
+        let subprotocol: String?
+        switch end {
+        case .opened(let chosen):
+            subprotocol = chosen
+        case .failed(let error):
             box.task.cancel()
             if let response = box.task.response as? HTTPURLResponse, response.statusCode != 101 {
                 throw .unacceptableStatus(response.statusCode, headers: HeaderFields(response), body: Data())
             }
-            throw failure
+            throw NetworkError(
+                transportError: error
+                    ?? URLError(.badServerResponse, description: "the WebSocket handshake ended before it opened"))
+        case .timedOut:
+            box.task.cancel()
+            throw timedOut("the WebSocket handshake did not finish in time")
+        case .cancelled:
+            box.task.cancel()
+            throw .cancelled
         }
         guard let response = box.task.response as? HTTPURLResponse else {
             box.task.cancel()
@@ -89,31 +122,11 @@ final class URLSessionWebSocket: WebSocketChannel {
                 underlyingError: URLError(.badServerResponse, description: "a WebSocket opened without a response"))
         }
         let channel = URLSessionWebSocket(
-            box: box, subprotocol: response.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"),
-            closeTimeout: settings.closeTimeout,
+            box: box, subprotocol: subprotocol, closeTimeout: settings.closeTimeout,
             sendTimeout: settings.sendTimeout ?? WebSocketSettings.defaultSendTimeout)
         channel.startReading()
         if let interval = settings.keepAliveInterval { channel.keepAlive(every: interval) }
         return WebSocketOpening(channel: channel, response: response)
-    }
-
-    /// Waits for the pong of a first ping, the deadline, or the caller's cancellation; the error, if any.
-    private static func firstPong(of box: TaskBox, within seconds: TimeInterval) async -> NetworkError? {
-        let answer = OnceAnswer<NetworkError?>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<NetworkError?, Never>) in
-                answer.set(continuation)
-                box.task.sendPing { error in answer.give(error.map(NetworkError.init(transportError:))) }
-                answer.give(
-                    .transport(
-                        .timedOut,
-                        underlyingError: URLError(
-                            .timedOut, description: "the WebSocket handshake did not finish in time")
-                    ), after: seconds)
-            }
-        } onCancel: {
-            answer.give(.cancelled)
-        }
     }
 
     /// Reads messages from the task into the inbox while it has room, until the connection ends.

@@ -1,21 +1,27 @@
 import Foundation
+import NetworkLayerSupport
 import Testing
 
 @testable import NetworkLayer
 @_spi(TransportKit) @testable import NetworkLayerCore
 @testable import NetworkLayerCurl
 
-/// An output that takes at most `step` bytes a write, and refuses everything once it holds `refusesAfter` bytes.
+/// An output that takes at most `step` bytes a write, refuses everything once it holds `refusesAfter` bytes, and
+/// has no room once it holds `roomFor` bytes (a URLSession that stopped reading without closing its end).
 final class TrickleOutput: UploadStreamFeeder.ByteSink {
     private(set) var received = Data()
     private(set) var isClosed = false
     let step: Int
     let refusesAfter: Int
+    let roomFor: Int
 
-    init(step: Int, refusesAfter: Int = .max) {
+    init(step: Int, refusesAfter: Int = .max, roomFor: Int = .max) {
         self.step = step
         self.refusesAfter = refusesAfter
+        self.roomFor = roomFor
     }
+
+    var hasSpaceAvailable: Bool { received.count < roomFor }
 
     func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
         guard received.count < refusesAfter else { return -1 }
@@ -96,10 +102,36 @@ struct UploadStreamFeederTests {
         #expect(output.isClosed)
     }
 
+    @Test func anOutputWithoutRoomHoldsTheFeederOnlyUntilTheSendEnds() {
+        let output = TrickleOutput(step: 1_000, roomFor: 5_000)
+        let reader = CountingReader(Self.body)
+        let looks = Locked(0)
+        // The send ends after a few looks at the full output: the copy stops then, and never blocks in a write.
+        let outcome = UploadStreamFeeder.feed(from: reader, into: output) {
+            looks.withLock { looks in
+                looks += 1
+                return looks > 20
+            }
+        }
+        #expect(outcome == .stopped)
+        #expect(output.received == Self.body.prefix(5_000), "what had room went out")
+        #expect(reader.reads == 1)
+        #expect(output.isClosed)
+    }
+
+    @Test func aSendThatEndedBeforeTheCopyStartedReadsNothing() {
+        let output = TrickleOutput(step: .max)
+        let reader = CountingReader(Self.body)
+        #expect(UploadStreamFeeder.feed(from: reader, into: output, until: { true }) == .stopped)
+        #expect(reader.reads == 0)
+        #expect(output.received.isEmpty)
+        #expect(output.isClosed)
+    }
+
     @Test func linuxHandsTheReaderOverDirectlyAndApplePlatformsThroughABoundPair() {
         #if canImport(FoundationNetworking)
             #expect(!URLSessionUpload.handsOverThroughBoundStreams)
-            #expect(UploadStreamFeeder.start(DataChunkReader(Data([1])), failed: { _ in }) == nil)
+            #expect(UploadStreamFeeder.start(DataChunkReader(Data([1])), until: { false }, failed: { _ in }) == nil)
         #else
             #expect(URLSessionUpload.handsOverThroughBoundStreams)
         #endif

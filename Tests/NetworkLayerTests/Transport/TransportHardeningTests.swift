@@ -93,7 +93,7 @@ extension LoopbackIntegration {
             defer { server.stop() }
             let configuration = URLSessionTransport.statelessConfiguration()
             configuration.httpAdditionalHeaders = ["Authorization": "Bearer from-config", "X-Client": "tests"]
-            let network = Network(transport: URLSessionTransport(configuration: configuration))
+            let network = Network(transport: try URLSessionTransport(configuration: configuration))
             try await network.send(TestRoute(server.baseURL.appendingPathComponent("start").absoluteString))
             #expect(server.requests.first?.header("Authorization") == "Bearer from-config")
             let hop = try #require(other.requests.first)

@@ -32,18 +32,23 @@
             }
         }
 
-        @Test("The adapter, on a libcurl without WebSockets, fails with a typed error within its deadline")
+        @Test("The adapter, on a libcurl without WebSockets, fails with a typed error the delegate hears at once")
         func adapterFails() async throws {
             let server = try await ReferenceWebSocketServer.start()
             defer { server.stop() }
-            let session = URLSession(configuration: .ephemeral)
-            defer { session.invalidateAndCancel() }
+            let transport = URLSessionTransport()
+            let handshakes = try #require(transport.webSocketHandshakes)
             var request = URLRequest(url: server.url("/echo").absoluteURL)
-            request.timeoutInterval = 5
-            await #expect(throws: NetworkError.self) {
+            // Far longer than the test's time limit: the failure must come from the task's completion, which the
+            // session's delegate hands to the waiting handshake, not from the deadline.
+            request.timeoutInterval = 600
+            let error = await #expect(throws: NetworkError.self) {
                 _ = try await URLSessionWebSocket.open(
-                    request.withWebSocketSchemeAsHTTP, settings: WebSocketSettings(), session: session)
+                    request.withWebSocketSchemeAsHTTP, settings: WebSocketSettings(), session: transport.session,
+                    handshakes: handshakes)
             }
+            #expect(transportFailure(error) != .timedOut, "\(String(describing: error))")
+            #expect(handshakes.count == 0, "no handshake is left waiting")
         }
     }
 #endif

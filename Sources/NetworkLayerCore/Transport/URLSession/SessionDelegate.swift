@@ -21,6 +21,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// (``URLSessionTransport``'s session for a request that may not go out twice, on Linux).
     let isOneOff: Bool
     private let tasks = Locked([Int: TaskContext]())
+    /// The session's WebSocket handshakes waiting for their end (Apple platforms).
+    let handshakes = WebSocketHandshakes()
     /// The queue the session's delegate callbacks run on.
     let callbackQueue = DispatchQueue(label: "NetworkLayer.URLSessionTransport.delegate")
 
@@ -212,17 +214,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // Deliver the 3xx; `didCompleteWithError` decides whether and how to follow it. FoundationNetworking traps
-        // if this handler runs after the task was cancelled, so it runs under the send's lock and not at all once
-        // the send has ended (an untracked task's send has ended): its task is cancelled only after it ended, and
-        // that cancellation completes the task.
+        // Deliver the 3xx; `didCompleteWithError` decides whether and how to follow it. The handler runs under the
+        // send's lock, so that the send cannot end (and its task be cancelled) between the decision and the call.
         // A WebSocket's handshake (Apple platforms) is no send the delegate tracks, and never ends: its redirect is
         // refused now, so that the 3xx is the handshake's answer (`.unacceptableStatus`), not a wait for its deadline.
         if task is URLSessionWebSocketTask { return completionHandler(nil) }
-        guard let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) else { return }
-        state.withLock { state in
-            if !state.hasEnded { completionHandler(nil) }
+        let refuses = Self.refusesRedirect
+        if let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) {
+            state.withLock { state in
+                if refuses(state.hasEnded) { completionHandler(nil) }
+            }
+        } else if refuses(true) {
+            completionHandler(nil)
         }
+    }
+
+    /// Whether the redirect handler of a task is called (refusing the redirect), given whether its send has ended
+    /// (an untracked task's has): always on Apple platforms, where every completion handler is called once; on
+    /// Linux only while the send goes on, since FoundationNetworking traps when the handler runs after the task
+    /// was cancelled, and an ended send's task is cancelled, which completes it without the handler.
+    static let refusesRedirect = redirectHandling(callableAfterCancellation: URLSessionFlavor.isApples)
+
+    /// The rule of ``refusesRedirect`` for a URLSession that may (Apple's) or may not (FoundationNetworking's) have
+    /// the redirect handler called after the task's cancellation.
+    static func redirectHandling(callableAfterCancellation: Bool) -> @Sendable (_ sendEnded: Bool) -> Bool {
+        { sendEnded in !sendEnded || callableAfterCancellation }
     }
 
     func urlSession(
@@ -271,6 +287,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if task is URLSessionWebSocketTask { return handshakes.completed(task.taskIdentifier, error: error) }
         // A one-off session's send is over unless a redirect went on in a new task: nothing else runs in it then (a
         // task made for a redirect after the send ended was never resumed, and is cancelled with the session). Tasks
         // are made here, on the delegate's queue, or before this one resumed: none can follow the invalidation.
@@ -329,5 +346,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         task.resume()
         return true
+    }
+}
+
+extension SessionDelegate: URLSessionWebSocketDelegate {
+    func urlSession(
+        _ session: URLSession,
+        webSocketTask: URLSessionWebSocketTask,
+        didOpenWithProtocol protocol: String?
+    ) {
+        handshakes.opened(webSocketTask.taskIdentifier, subprotocol: `protocol`)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        webSocketTask: URLSessionWebSocketTask,
+        didCloseWith closeCode: URLSessionWebSocketTask.CloseCode,
+        reason: Data?
+    ) {
+        // The socket's reader hears the close from `receive()`, with its code and reason (URLSessionWebSocket).
     }
 }

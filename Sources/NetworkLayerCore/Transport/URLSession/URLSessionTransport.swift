@@ -55,7 +55,7 @@ public final class URLSessionTransport: Transport {
     /// The default ``maximumStreamLag``: 64 MiB.
     public static let defaultMaximumStreamLag = 64 * 1024 * 1024
 
-    /// Creates a transport with its own session and delegate.
+    /// Creates a transport with its own session, on ``statelessConfiguration()``, and its own delegate.
     ///
     /// To trust a private certificate authority on Apple platforms, use
     /// `init(configuration:redirectPolicy:maximumResponseSize:additionalTrustedCertificates:)`. On Linux,
@@ -64,17 +64,37 @@ public final class URLSessionTransport: Transport {
     /// `CurlTransport(additionalTrustedCertificates:)`.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration. Defaults to ``statelessConfiguration()``.
     ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
     ///   - maximumResponseSize: The largest body accepted, in bytes. Defaults to 100 MiB.
     ///   - maximumStreamLag: How far a streamed body's reader may fall behind on Linux, where the transfer cannot
     ///     be paused. Defaults to 64 MiB.
     public convenience init(
-        configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
         redirectPolicy: RedirectPolicy = .default,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
         maximumStreamLag: Int = URLSessionTransport.defaultMaximumStreamLag
     ) {
+        self.init(
+            configuration: Self.statelessConfiguration(), redirectPolicy: redirectPolicy,
+            maximumResponseSize: maximumResponseSize, maximumStreamLag: maximumStreamLag, trustedCertificates: [])
+    }
+
+    /// Creates a transport with its own session on `configuration`, and its own delegate.
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration, for instance ``statelessConfiguration()`` with settings of
+    ///     yours. A background configuration is refused (see ``UnsupportedConfiguration``).
+    ///   - redirectPolicy: Which redirects to follow. Defaults to ``RedirectPolicy/default`` (10 hops).
+    ///   - maximumResponseSize: The largest body accepted, in bytes. Defaults to 100 MiB.
+    ///   - maximumStreamLag: How far a streamed body's reader may fall behind on Linux, where the transfer cannot
+    ///     be paused. Defaults to 64 MiB.
+    /// - Throws: ``UnsupportedConfiguration`` for a background configuration, before any session is made.
+    public convenience init(
+        configuration: URLSessionConfiguration,
+        redirectPolicy: RedirectPolicy = .default,
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        maximumStreamLag: Int = URLSessionTransport.defaultMaximumStreamLag
+    ) throws(UnsupportedConfiguration) {
+        try UnsupportedConfiguration.check(configuration)
         self.init(
             configuration: configuration, redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize,
             maximumStreamLag: maximumStreamLag, trustedCertificates: [])
@@ -84,14 +104,15 @@ public final class URLSessionTransport: Transport {
         /// Creates a transport that also trusts the certificate authorities in a PEM file, for a private CA (a
         /// company API, a staging or test server), for this transport only (Apple platforms).
         ///
-        /// - Throws: `URLError(.fileDoesNotExist)` when the file cannot be read, `URLError(.cannotDecodeRawData)`
-        ///   when it holds no PEM certificate.
+        /// - Throws: ``UnsupportedConfiguration`` for a background configuration; `URLError(.fileDoesNotExist)` when
+        ///   the file cannot be read, `URLError(.cannotDecodeRawData)` when it holds no PEM certificate.
         public convenience init(
             configuration: URLSessionConfiguration = URLSessionTransport.statelessConfiguration(),
             redirectPolicy: RedirectPolicy = .default,
             maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
             additionalTrustedCertificates file: URL
         ) throws {
+            try UnsupportedConfiguration.check(configuration)
             guard let pem = fileContents(atPath: file.path) else {
                 throw URLError(.fileDoesNotExist, description: "\(file.path) cannot be read", url: file)
             }
@@ -128,13 +149,19 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport over a session you own; the transport never invalidates it.
     ///
     /// Your session's delegate, not the transport, then decides about redirects, and no response size cap applies.
-    public init(session: URLSession) {
+    ///
+    /// - Throws: ``UnsupportedConfiguration`` when the session's configuration is a background one.
+    public init(session: URLSession) throws(UnsupportedConfiguration) {
+        try UnsupportedConfiguration.check(session.configuration)
         self.session = session
         self.configuredCredentials = [:]
         self.delegate = nil
         self.canceller = TaskCanceller()
         self.maximumStreamLag = Self.defaultMaximumStreamLag
     }
+
+    /// The WebSocket handshakes of the transport's own session; `nil` over a session of yours.
+    var webSocketHandshakes: WebSocketHandshakes? { delegate?.handshakes }
 
     deinit {
         // The session keeps its delegate until invalidated; tasks still running finish first.

@@ -1,0 +1,97 @@
+import Foundation
+import NetworkLayerSupport
+import Testing
+
+@_spi(TransportKit) @testable import NetworkLayerCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The decisions behind ``URLSessionTransport``'s Apple-only paths, run here with the values Apple's URLSession
+/// gives: each path on a Mac is a thin adapter over one of these.
+@Suite("URLSessionTransport: the promises of its Apple-only paths, decided in shared code")
+struct URLSessionApplePromisesTests {
+    /// A background configuration: Apple's, or on Linux (where FoundationNetworking makes none) one that carries an
+    /// identifier as Apple's do.
+    static func backgroundConfiguration(_ identifier: String) -> URLSessionConfiguration {
+        #if canImport(FoundationNetworking)
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.identifier = identifier
+            return configuration
+        #else
+            return URLSessionConfiguration.background(withIdentifier: identifier)
+        #endif
+    }
+
+    @Test func aBackgroundConfigurationIsRefusedWhenTheTransportIsMade() throws {
+        let background = Self.backgroundConfiguration("com.example.uploads")
+        let error = #expect(throws: URLSessionTransport.UnsupportedConfiguration.self) {
+            _ = try URLSessionTransport(configuration: background)
+        }
+        #expect(error?.identifier == "com.example.uploads")
+        #expect(error?.description.contains("only downloads and uploads from a file") == true)
+        let session = URLSession(configuration: background)
+        defer { session.invalidateAndCancel() }
+        #expect(throws: URLSessionTransport.UnsupportedConfiguration.self) {
+            _ = try URLSessionTransport(session: session)
+        }
+    }
+
+    @Test func everyOtherConfigurationIsTaken() throws {
+        let configuration = URLSessionTransport.statelessConfiguration()
+        configuration.timeoutIntervalForRequest = 5
+        let transport = try URLSessionTransport(configuration: configuration)
+        #expect(transport.session.configuration.timeoutIntervalForRequest == 5)
+        _ = try URLSessionTransport(configuration: .default)
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.invalidateAndCancel() }
+        _ = try URLSessionTransport(session: session)
+    }
+
+    @Test func aRedirectHandlerIsCalledOnceUnlessFoundationNetworkingWouldTrap() {
+        let apples = SessionDelegate.redirectHandling(callableAfterCancellation: true)
+        let linux = SessionDelegate.redirectHandling(callableAfterCancellation: false)
+        // While the send goes on, the redirect is refused (the 3xx is the answer, followed by the delegate).
+        #expect(apples(false) && linux(false))
+        // Once it has ended (or the task is untracked): Apple's handler is still called; FoundationNetworking's
+        // would trap after the cancellation that completes the task.
+        #expect(apples(true))
+        #expect(!linux(true))
+        #expect(SessionDelegate.refusesRedirect(true) == URLSessionFlavor.isApples)
+    }
+
+    @Test func aOneShotBodyAskedForAgainEndsTheSendWithATypedError() throws {
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("part".utf8))
+            continuation.finish()
+        }
+        let upload = try URLSessionUpload(.stream(chunks, length: 4))
+        defer { upload.close() }
+        let failures = Locked([NetworkError]())
+        let first = upload.makeBodyStream { error in failures.withLock { $0.append(error) } }
+        #expect(first != nil)
+        #expect(failures.withLock { $0.isEmpty })
+        // URLSession asks again on its own (a challenge, a kept-alive connection that closed): no second body, and
+        // the send ends with the package's error, not URLSession's -1021.
+        let second = upload.makeBodyStream { error in failures.withLock { $0.append(error) } }
+        #expect(second == nil)
+        let failure = try #require(failures.withLock { $0.first })
+        guard case .invalidRequest(.body, let reason, _) = failure else {
+            Issue.record("expected an invalid body, got \(failure)")
+            return
+        }
+        #expect(reason.contains("asked for the body again"))
+    }
+
+    @Test func aMultipartBodyAskedForAgainStartsOver() throws {
+        var form = MultipartForm(boundary: "b")
+        form.append("value", name: "field")
+        let upload = try URLSessionUpload(.multipart(form))
+        defer { upload.close() }
+        let failures = Locked(0)
+        #expect(upload.makeBodyStream { _ in failures.withLock { $0 += 1 } } != nil)
+        #expect(upload.makeBodyStream { _ in failures.withLock { $0 += 1 } } != nil)
+        #expect(failures.withLock { $0 } == 0)
+    }
+}
