@@ -115,6 +115,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private let journal: Journal
     private let deadLetterFile: Journal
     private let replayLock: URL
+    /// This instance's name in the replay lease.
+    private let replayHolder = UUID()
     /// Whether a replay runs, the flushes waiting for it, the backoff, and the network replays go through: one
     /// machine under one lock, whose answers are carried out after the lock is released.
     private let machine: Locked<ReplayState<CheckedContinuation<Void, Never>>>
@@ -332,25 +334,53 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             for flush in machine.withLock({ $0.end() }) { flush.resume() }
         }
         guard let replays = network else { return }
-        let journal = journal
-        let replayLock = replayLock
+        let (journal, leaseFile, holder) = (journal, replayLock, replayHolder)
+        // Long enough for one entry's send (its deadline is the network's timeout); renewed before each entry.
+        let duration = replays.timeout + Self.leaseMargin
         do throws(Journal.Failure) {
-            // Another instance (in this process or another) holding the lock is replaying this journal already.
-            guard let lock = try await onIOQueue({ () throws(Journal.Failure) in try ReplayLock(file: replayLock) })
+            // Another instance (in this process or another) holding the lease is replaying this journal already.
+            guard
+                let lease = try await onIOQueue({ () throws(Journal.Failure) in
+                    try ReplayLease(file: leaseFile, holder: holder, lasting: duration)
+                })
             else { return }
-            defer { lock.release() }
-            let entries = try await onIOQueue { () throws(Journal.Failure) in
-                JournalRecord.pending(in: try journal.records())
+            var completed = false
+            var failure: Journal.Failure?
+            do throws(Journal.Failure) {
+                completed = try await replayEntries(of: journal, through: replays, holding: lease)
+            } catch {
+                failure = error
             }
-            for entry in entries {
-                guard await deliver(entry, through: replays) else { return }
-            }
+            _ = try? await onIOQueue { lease.release() }
+            if let failure { throw failure }
             // Drop what has been delivered, keeping anything queued meanwhile.
-            try await onIOQueue { () throws(Journal.Failure) in try journal.rewrite(JournalRecord.compacted) }
+            if completed {
+                try await onIOQueue { () throws(Journal.Failure) in try journal.rewrite(JournalRecord.compacted) }
+            }
         } catch {
             // What was delivered is marked so in the journal already; the rest stays queued for the next replay.
             onEvent(.replayFailed(reason: error.description))
         }
+    }
+
+    /// How much longer than one send's deadline the replay lease lasts.
+    static let leaseMargin: TimeInterval = 30
+
+    /// Sends every pending entry while the lease is this instance's; returns whether all went (delivered or dead).
+    private func replayEntries(
+        of journal: Journal,
+        through replays: Network,
+        holding lease: ReplayLease
+    ) async throws(Journal.Failure) -> Bool {
+        let entries = try await onIOQueue { () throws(Journal.Failure) in
+            JournalRecord.pending(in: try journal.records())
+        }
+        for entry in entries {
+            // A lease that expired while this instance was suspended was taken over: the other holder goes on.
+            guard try await onIOQueue({ () throws(Journal.Failure) in try lease.renew() }) else { return false }
+            guard await deliver(entry, through: replays) else { return false }
+        }
+        return true
     }
 
     /// The statuses that deliver an entry: any answer but a client's or a server's error.
