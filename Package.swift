@@ -98,8 +98,10 @@ let package = Package(
                 "NetworkLayerOffline", "NetworkLayerEvents", "NetworkLayerCurl", "NetworkLayerTesting",
                 "NetworkLayerWebSockets", "NetworkLayerWebSocketFraming",
                 "HTTPTestServer",
-                "TLSTestServer", "networklayer-journal-child",
-                "networklayer-proxy-child",
+                "TLSTestServer",
+                // Programs the tests start: where a test can start one (iOS, tvOS, watchOS and visionOS start none).
+                .target(name: "networklayer-journal-child", condition: .when(platforms: [.macOS, .linux])),
+                .target(name: "networklayer-proxy-child", condition: .when(platforms: [.linux])),
             ],
             resources: [.process("Resources")],
             swiftSettings: swiftSettings

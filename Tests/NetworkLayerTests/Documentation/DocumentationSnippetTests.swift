@@ -4,7 +4,9 @@ import Testing
 /// Every Swift block of the README and the DocC articles compiles as a user copies it, with `import NetworkLayer`
 /// (and `NetworkLayerTesting`) as the only imports of ours; and the mistakes the API turns into compile errors say
 /// how to fix them.
-@Suite("Documentation compiles as written", .timeLimit(.minutes(5)))
+@Suite(
+    "Documentation compiles as written", .enabled(if: TestHost.runsProcesses, TestHost.processesOnly),
+    .timeLimit(.minutes(5)))
 struct DocumentationSnippetTests {
     static let mainCatalog = "Sources/NetworkLayer/NetworkLayer.docc"
     static let testingCatalog = "Sources/NetworkLayerTesting/NetworkLayerTesting.docc"
@@ -58,7 +60,17 @@ struct DocumentationSnippetTests {
         let program = Self.mistakeContext + "do {\n" + code + "\n}\n"
         let outcome = try await Toolchain.typecheck(program, name: "Mistake")
         #expect(!outcome.succeeded, "\(mistake) must not compile")
-        #expect(outcome.output.contains(message), "\(mistake): \(outcome.output)")
+        // The message is the package's own (an unavailable overload's); that the compiler picks that overload and
+        // prints it was seen with Swift 6.3. An older compiler may report the missing type another way.
+        #if compiler(>=6.3)
+            #expect(outcome.output.contains(message), "\(mistake): \(outcome.output)")
+        #else
+            if !outcome.output.contains(message) {
+                withKnownIssue("the message was observed with Swift 6.3; this compiler words the error otherwise") {
+                    Issue.record("\(mistake): \(outcome.output)")
+                }
+            }
+        #endif
     }
 
     @Test func theStatusOnlyFormsCompile() async throws {
@@ -92,6 +104,14 @@ struct DocumentationSnippetTests {
     ) async throws {
         let program = snippets.program(withDeclarationsOf: context)
         let outcome = try await Toolchain.typecheck(program, name: name)
+        if !outcome.succeeded && outcome.output.contains("no such module 'Testing'") && !Toolchain.findsTestingForSure {
+            // A bare swiftc on a Mac finds Swift Testing only where SwiftPM would point it (Toolchain.typecheck
+            // passes those folders); an Xcode that keeps it elsewhere is reported, not failed.
+            withKnownIssue("this toolchain's Swift Testing is not where a bare swiftc is pointed") {
+                Issue.record("\(name): \(outcome.output)")
+            }
+            return
+        }
         #expect(
             outcome.succeeded, "the documentation's code does not compile:\n\(outcome.output)\n\(numbered(program))")
         for manifest in snippets.blocks where manifest.isManifest {

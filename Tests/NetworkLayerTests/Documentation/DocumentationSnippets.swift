@@ -148,6 +148,10 @@ enum Toolchain {
         let output: String
     }
 
+    /// Whether a bare `swiftc` surely finds Swift Testing: on Linux it comes with the toolchain; on a Mac it is
+    /// Xcode's, in folders that ``typecheck(_:name:)`` points the compiler to when they exist.
+    static let findsTestingForSure = !TestHost.isMac
+
     /// The directory with the built `NetworkLayer` and `NetworkLayerTesting` modules of this test run.
     static var modules: URL {
         Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("Modules")
@@ -169,7 +173,7 @@ enum Toolchain {
             }
         }
         #if os(macOS)
-            arguments = ["swiftc", "-sdk", try await sdkPath()] + arguments
+            arguments = ["swiftc", "-sdk", try await sdkPath()] + (try await testingSearchPaths()) + arguments
             return try await run(URL(fileURLWithPath: "/usr/bin/xcrun"), arguments)
         #else
             return try await run(try executable(named: "swiftc"), arguments)
@@ -204,38 +208,69 @@ enum Toolchain {
 
     #if os(macOS)
         private static func sdkPath() async throws -> String {
-            let outcome = try await run(URL(fileURLWithPath: "/usr/bin/xcrun"), ["--show-sdk-path"])
+            try await xcrun(["--show-sdk-path"])
+        }
+
+        /// Where Xcode keeps Swift Testing, as SwiftPM passes it to a test target (a bare `swiftc` does not look
+        /// there): the platform's frameworks and libraries, and the toolchain's plugin with Testing's macros. Only
+        /// the folders that exist.
+        private static func testingSearchPaths() async throws -> [String] {
+            let platform = try await xcrun(["--show-sdk-platform-path"])
+            let toolchain = URL(fileURLWithPath: try await xcrun(["--find", "swiftc"]))
+                .deletingLastPathComponent().deletingLastPathComponent()
+            let candidates = [
+                ("-F", platform + "/Developer/Library/Frameworks"),
+                ("-I", platform + "/Developer/usr/lib"),
+                ("-L", platform + "/Developer/usr/lib"),
+                ("-plugin-path", toolchain.appendingPathComponent("lib/swift/host/plugins/testing").path),
+            ]
+            return candidates.filter { FileManager.default.fileExists(atPath: $0.1) }.flatMap { [$0.0, $0.1] }
+        }
+
+        private static func xcrun(_ arguments: [String]) async throws -> String {
+            let outcome = try await run(URL(fileURLWithPath: "/usr/bin/xcrun"), arguments)
             return outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     #endif
 
-    /// Runs a program to its end without holding a thread, and returns its exit status and combined output.
+    /// Runs a program to its end without holding a thread, and returns its exit status and combined output (macOS
+    /// and Linux: the other platforms start no programs, and the tests that compile say so in their traits).
     static func run(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let collected = Locked(Data())
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            collected.withLock { $0.append(chunk) }
-        }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        output.fileHandleForReading.readabilityHandler = nil
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        let text = collected.withLock { String(decoding: $0 + rest, as: UTF8.self) }
-        return Outcome(succeeded: status == 0, output: text)
+        #if os(macOS) || os(Linux)
+            try await runProcess(executable, arguments)
+        #else
+            throw TestHost.noProcesses
+        #endif
     }
+
+    #if os(macOS) || os(Linux)
+        private static func runProcess(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            let collected = Locked(Data())
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let chunk = handle.availableData
+                collected.withLock { $0.append(chunk) }
+            }
+            let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+                do {
+                    try process.run()
+                } catch {
+                    process.terminationHandler = nil
+                    continuation.resume(throwing: error)
+                }
+            }
+            output.fileHandleForReading.readabilityHandler = nil
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            let text = collected.withLock { String(decoding: $0 + rest, as: UTF8.self) }
+            return Outcome(succeeded: status == 0, output: text)
+        }
+    #endif
 }
 
 struct ToolchainError: Error, CustomStringConvertible {

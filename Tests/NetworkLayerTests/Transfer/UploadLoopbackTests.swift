@@ -63,19 +63,6 @@ struct ScratchDirectory {
     }
 }
 
-/// The SHA-256 of a file by the system's `openssl` (our own, unoptimized in tests, would take a minute).
-func opensslSHA256(of file: URL) throws -> String {
-    let process = Process()
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["openssl", "dgst", "-sha256", "-r", file.path]
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
-    process.waitUntilExit()
-    return String(text.prefix(64))
-}
-
 /// The parts of a `multipart/form-data` body: each part's header fields (names lowercased) and bytes.
 func multipartParts(of body: Data, boundary: String) -> [(headers: [String: String], body: Data)]? {
     let delimiter = Data("\r\n--\(boundary)".utf8)
@@ -123,7 +110,7 @@ extension LoopbackIntegration {
             let scratch = try ScratchDirectory()
             defer { scratch.remove() }
             let file = try scratch.file(named: "big.bin", repeating: Self.mebibyte, count: 256)
-            let expected = try opensslSHA256(of: file)
+            let expected = try TestHost.sha256(of: file)
             let server = try TestHTTPServer(keepsRequestBodies: false) { _ in .response(status: 201) }
             defer { server.stop() }
             let network = try kind.network(timeout: 240)

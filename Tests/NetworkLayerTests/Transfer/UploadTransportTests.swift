@@ -172,6 +172,19 @@ extension LoopbackIntegration {
             let (upload, sent, file) = try body.body()
             defer { try? FileManager.default.removeItem(at: file) }
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
+            if kind == .urlSession && URLSessionFlavor.isApples {
+                // Apple's URLSession may send an idempotent request again on its own, or fail it (Apple's QA1941):
+                // not yet observed here, so only the package's promise is asserted. Whole, or failed typed.
+                do {
+                    let echo: Echo = try await network.upload(UploadRoute(server, "again", method: .put), from: upload)
+                    #expect(echo.length == sent.count)
+                } catch {
+                    #expect(error.transience == .noResponse, "\(error)")
+                }
+                #expect(
+                    server.requests.dropFirst().allSatisfy { $0.body == sent }, "every attempt carried the whole body")
+                return
+            }
             if kind == .urlSession {
                 // FoundationNetworking: an upload goes on a fresh connection of its own, which nothing sends on twice
                 // (see the Linux notes): the close fails it at once, typed, and the PUT reached the server once.
