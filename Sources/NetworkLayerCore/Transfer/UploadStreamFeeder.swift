@@ -17,6 +17,8 @@ enum UploadStreamFeeder {
         func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int
         /// Whether a write would take a byte without blocking.
         var hasSpaceAvailable: Bool { get }
+        /// Waits at most `seconds` for an event of the stream (room made by its reader, the other end closed).
+        func waitForEvent(upTo seconds: TimeInterval)
         /// Ends the stream.
         func close()
     }
@@ -45,13 +47,12 @@ enum UploadStreamFeeder {
     /// The size of each chunk read and of the bound pair's buffer.
     static let chunkSize = 64 * 1024
 
-    /// The longest pause between two looks at an output that has no room, in seconds.
-    static let longestPause: TimeInterval = 0.02
+    /// How often a copy waiting for room asks whether its send has ended, in seconds.
+    static let stopCheckInterval: TimeInterval = 0.05
 
     /// Copies the whole body into `output`, which is open; closes it afterwards whatever happened. Blocks while the
-    /// reader waits for bytes (a ``ChunkPipe`` wakes it when its send ends); while the output has no room, looks
-    /// again after a pause (the thread has no run loop for the stream's events), until `stopped` says the send has
-    /// ended.
+    /// reader waits for bytes (a ``ChunkPipe`` wakes it when its send ends); while the output has no room, waits for
+    /// the stream's next event, and asks every ``stopCheckInterval`` whether `stopped` says the send has ended.
     static func feed(
         from reader: any ChunkReader,
         into output: some ByteSink,
@@ -85,11 +86,9 @@ enum UploadStreamFeeder {
 
     /// Waits until `output` has room; false if `stopped` says the send ended first.
     private static func waitForRoom(in output: some ByteSink, until stopped: () -> Bool) -> Bool {
-        var pause: TimeInterval = 0.0005
         while !output.hasSpaceAvailable {
             if stopped() { return false }
-            Thread.sleep(forTimeInterval: pause)
-            pause = min(pause * 2, longestPause)
+            output.waitForEvent(upTo: stopCheckInterval)
         }
         return true
     }
@@ -106,6 +105,10 @@ enum UploadStreamFeeder {
         output.open()
         let handOff = HandOff(reader: reader, output: output)
         let thread = Thread {
+            // The output's events (room made, the other end closed) reach this thread's run loop, which the copy
+            // runs while it waits for room.
+            handOff.output.schedule(in: .current, forMode: .default)
+            defer { handOff.output.remove(from: .current, forMode: .default) }
             let outcome = feed(from: handOff.reader, into: handOff.output, until: stopped)
             if case .readerFailed(let error) = outcome { failed(error) }
         }
@@ -145,4 +148,12 @@ enum UploadStreamFeeder {
     }
 }
 
-extension OutputStream: UploadStreamFeeder.ByteSink {}
+extension OutputStream: UploadStreamFeeder.ByteSink {
+    /// Runs this thread's run loop, on which the feeder scheduled the stream, until it handled an event or
+    /// `seconds` passed; sleeps instead when the run loop has nothing to run (a stream scheduled nowhere).
+    func waitForEvent(upTo seconds: TimeInterval) {
+        if !RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: seconds)) {
+            Thread.sleep(forTimeInterval: seconds)
+        }
+    }
+}

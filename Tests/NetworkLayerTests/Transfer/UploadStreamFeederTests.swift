@@ -23,6 +23,11 @@ final class TrickleOutput: UploadStreamFeeder.ByteSink {
 
     var hasSpaceAvailable: Bool { received.count < roomFor }
 
+    /// No reader makes room: a wait passes without an event.
+    func waitForEvent(upTo seconds: TimeInterval) {
+        Thread.sleep(forTimeInterval: min(seconds, 0.001))
+    }
+
     func write(_ buffer: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
         guard received.count < refusesAfter else { return -1 }
         let count = min(step, length)

@@ -1,8 +1,8 @@
-public import Foundation
+import Foundation
 
 #if canImport(FoundationNetworking)
     // URLSessionConfiguration lives in FoundationNetworking on Linux.
-    public import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension URLSessionTransport {
