@@ -78,6 +78,9 @@ final class URLSessionWebSocket: WebSocketChannel {
         handshakes: WebSocketHandshakes
     ) async throws(NetworkError) -> WebSocketOpening {
         var handshake = request.withHTTPSchemeAsWebSocket
+        // The handshake's deadline is the wait's below; URLSession's own timeout, which it may also apply to a quiet
+        // open socket, is set past any handshake.
+        handshake.timeoutInterval = max(request.timeoutInterval, Self.quietSocketAllowance)
         if !settings.subprotocols.isEmpty {
             handshake.setValue(
                 settings.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
@@ -128,6 +131,10 @@ final class URLSessionWebSocket: WebSocketChannel {
         if let interval = settings.keepAliveInterval { channel.keepAlive(every: interval) }
         return WebSocketOpening(channel: channel, response: response)
     }
+
+    /// How long URLSession may let an open socket stay quiet: a day (the app's keep-alive, or its close, decides
+    /// sooner).
+    static let quietSocketAllowance: TimeInterval = 24 * 3600
 
     /// Reads messages from the task into the inbox while it has room, until the connection ends.
     private func startReading() {

@@ -407,7 +407,8 @@ struct OfflineQueueTests {
                     .split(separator: "\n")
                 acknowledged += lines.compactMap { $0.hasPrefix("queued ") ? Int($0.dropFirst(7)) : nil }
             }
-            #expect(acknowledged.count > 50, "the child queued something before each kill")
+            // A Mac flushes each record with F_FULLFSYNC, which can take tens of milliseconds on a virtual machine.
+            #expect(acknowledged.count > (TestHost.isMac ? 6 : 50), "the child queued something before each kill")
             let survivor = try queue(replayingThrough: offline)
             let queued = try survivor.pendingEntries().compactMap(\.number)
             #expect(

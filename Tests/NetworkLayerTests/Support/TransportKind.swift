@@ -19,6 +19,32 @@ enum TransportKind: String, Sendable, CustomTestStringConvertible {
     /// Whether the transport is a CurlTransport.
     var isCurl: Bool { self != .urlSession }
 
+    /// Whether this is Apple's URLSession, which no Mac has yet run against the hostile test servers.
+    var isUnobserved: Bool { self == .urlSession && TestHost.hasApplesURLSession }
+
+    /// The known issue of a transport not yet observed against a server.
+    static let unobserved: Comment = "Apple's URLSession has not been observed against this server yet"
+
+    /// Runs `body`, whose expectations state what was observed on Linux. Over Apple's URLSession, which no Mac has
+    /// yet run against these servers, they are a known issue that may or may not occur: recorded, not asserted as
+    /// facts, until a Mac's run shows what Apple does and the test says it.
+    func expectUnlessUnobserved(_ body: () async throws -> Void) async throws {
+        if isUnobserved {
+            await withKnownIssue(Self.unobserved, isIntermittent: true) { try await body() }
+        } else {
+            try await body()
+        }
+    }
+
+    /// ``expectUnlessUnobserved(_:)`` for expectations that do not wait.
+    func expectNowUnlessUnobserved(_ body: () throws -> Void) rethrows {
+        if isUnobserved {
+            withKnownIssue(Self.unobserved, isIntermittent: true) { try body() }
+        } else {
+            try body()
+        }
+    }
+
     var testDescription: String { rawValue }
 
     /// A transport of this kind.

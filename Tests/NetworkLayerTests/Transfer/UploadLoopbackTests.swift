@@ -255,10 +255,13 @@ extension LoopbackIntegration {
                 try await network.upload(
                     UploadRoute(server, "big"), from: .stream(repeatedChunks(Self.block, count: 4096)))
             }
-            Self.expectStatus(413, of: error)
-            let request = try #require(server.requests.first)
-            #expect(request.bodyLength > 1024 * 1024)
-            #expect(request.bodyLength < 256 * 1024 * 1024, "the server answered long before the end")
+            // Whether Apple's URLSession hands over a 413 that comes while it uploads, or a -1005, is not yet observed.
+            try kind.expectNowUnlessUnobserved {
+                Self.expectStatus(413, of: error)
+                let request = try #require(server.requests.first)
+                #expect(request.bodyLength > 1024 * 1024)
+                #expect(request.bodyLength < 256 * 1024 * 1024, "the server answered long before the end")
+            }
         }
 
         @Test(arguments: uploadTransports)
@@ -270,8 +273,10 @@ extension LoopbackIntegration {
                 try await network.upload(
                     UploadRoute(server, "big"), from: .data((0..<16).reduce(Data()) { all, _ in all + Self.mebibyte }))
             }
-            Self.expectStatus(413, of: error)
-            #expect(server.requests.first?.bodyLength == 0)
+            kind.expectNowUnlessUnobserved {
+                Self.expectStatus(413, of: error)
+                #expect(server.requests.first?.bodyLength == 0)
+            }
         }
 
         static func redirectingServer(_ status: Int) throws -> TestHTTPServer {

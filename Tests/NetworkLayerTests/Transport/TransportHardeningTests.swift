@@ -329,9 +329,12 @@ extension LoopbackIntegration {
             let network = try kind.network()
             let server = try TestHTTPServer { _ in reply }
             defer { server.stop() }
-            let error = await sendExpectingFailure(network, TestRoute(server.baseURL.absoluteString))
-            #expect(transportFailure(error) == expected, "\(name): \(String(describing: error))")
-            #expect(error?.responseBody == nil)
+            // Which kind Apple's URLSession reports for each fault (an empty reply is its -1005) is not yet observed.
+            try await kind.expectUnlessUnobserved {
+                let error = await sendExpectingFailure(network, TestRoute(server.baseURL.absoluteString))
+                #expect(transportFailure(error) == expected, "\(name): \(String(describing: error))")
+                #expect(error?.responseBody == nil)
+            }
         }
     }
 }
