@@ -75,16 +75,21 @@ final class URLSessionUpload: Sendable {
     /// ``NetworkError/invalidRequest(_:reason:underlyingError:)`` (Apple's URLSession asks again on its own after a
     /// challenge or a kept-alive connection that closed; given `nil`, it would fail with an error of its own).
     ///
-    /// - Parameter failed: Hears what ends the body early (a file that can no longer be read, a stream that threw
-    ///   or broke its length, a one-shot body asked for again), to end the send with it.
-    func makeBodyStream(failed: @escaping @Sendable (NetworkError) -> Void) -> InputStream? {
+    /// - Parameters:
+    ///   - task: The task that reads the stream: a body that did not end well is held open until it has completed.
+    ///   - failed: Hears what ends the body early (a file that can no longer be read, a stream that threw or broke
+    ///     its length, a one-shot body asked for again), to end the send with it.
+    func makeBodyStream(
+        for task: URLSessionTask? = nil,
+        failed: @escaping @Sendable (NetworkError) -> Void
+    ) -> InputStream? {
         switch body.source {
         case .data, .file:
             return nil
         case .multipart:
             do {
                 guard let reader = try body.makeReader(length: length) else { return nil }
-                return inputStream(reading: reader, failed: failed)
+                return inputStream(reading: reader, for: task, failed: failed)
             } catch {
                 failed(error)
                 return nil
@@ -95,18 +100,21 @@ final class URLSessionUpload: Sendable {
                 failed(OneShotChunks.askedAgain)
                 return nil
             }
-            return inputStream(reading: pipe, failed: failed)
+            return inputStream(reading: pipe, for: task, failed: failed)
         }
     }
 
     /// The stream URLSession reads `reader` through, as ``handsOverThroughBoundStreams`` says.
     private func inputStream(
         reading reader: any ChunkReader,
+        for task: URLSessionTask?,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
         guard Self.handsOverThroughBoundStreams else { return UploadInputStream(reader, failed: failed) }
         let ended = ended
-        return UploadStreamFeeder.start(reader, until: { ended.withLock { $0 } }, failed: failed)
+        return UploadStreamFeeder.start(
+            reader, until: { ended.withLock { $0 } }, taskCompleted: { task.map { $0.state == .completed } ?? true },
+            failed: failed)
     }
 
     /// Ends the upload: the stream's producer is cancelled, the reader, if waiting, wakes, and a feeder's thread

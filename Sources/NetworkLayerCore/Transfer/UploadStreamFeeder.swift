@@ -9,6 +9,10 @@ import Foundation
 /// writes every byte, across partial writes, closes the output at the end, and stops at the first failure of either
 /// side, or once the send has ended: it never blocks on an output that has no room (URLSession may drop the input
 /// end without closing it), so the thread ends with its send.
+///
+/// A body that did not end well is never closed before its task has completed: closing the output is the input's
+/// clean end of stream, and URLSession would end the request there (a chunked body with its last chunk), so that a
+/// server took a body cut short by a failure or a cancellation for the whole of it.
 enum UploadStreamFeeder {
     /// Where the copy writes: an `OutputStream`, or a test's stand-in (subclassing `OutputStream` differs between
     /// Foundation's two implementations).
@@ -50,15 +54,28 @@ enum UploadStreamFeeder {
     /// How often a copy waiting for room asks whether its send has ended, in seconds.
     static let stopCheckInterval: TimeInterval = 0.05
 
-    /// Copies the whole body into `output`, which is open; closes it afterwards whatever happened. Blocks while the
-    /// reader waits for bytes (a ``ChunkPipe`` wakes it when its send ends); while the output has no room, waits for
-    /// the stream's next event, and asks every ``stopCheckInterval`` whether `stopped` says the send has ended.
+    /// Copies the whole body into `output`, which is open, and closes it once the whole body is written (or the
+    /// other end closed it); after a reader's failure or the send's end, leaves it open (see the type's
+    /// documentation). Blocks while the reader waits for bytes (a ``ChunkPipe`` wakes it when its send ends); while
+    /// the output has no room, waits for the stream's next event, and asks every ``stopCheckInterval`` whether
+    /// `stopped` says the send has ended.
     static func feed(
         from reader: any ChunkReader,
         into output: some ByteSink,
         until stopped: () -> Bool = { false }
     ) -> Outcome {
-        defer { output.close() }
+        let outcome = copy(from: reader, into: output, until: stopped)
+        switch outcome {
+        case .finished, .outputClosed: output.close()
+        case .readerFailed, .stopped: break
+        }
+        return outcome
+    }
+
+    /// The copy of ``feed(from:into:until:)``, without the close.
+    private static func copy(from reader: any ChunkReader, into output: some ByteSink, until stopped: () -> Bool)
+        -> Outcome
+    {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
         defer { buffer.deallocate() }
         guard let base = buffer.baseAddress else { return .finished(bytes: 0) }
@@ -93,12 +110,18 @@ enum UploadStreamFeeder {
         return true
     }
 
+    /// The longest a body that did not end well is held open for its task to complete, in seconds; a task always
+    /// completes sooner once its send has ended (it is cancelled then).
+    static let longestHold: TimeInterval = 60
+
     /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
     /// Foundation has no bound pairs (FoundationNetworking). `failed` hears a reader's failure (the send ends with
-    /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly.
+    /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly. A body that did not
+    /// end well is closed only once `taskCompleted` says its task has completed.
     static func start(
         _ reader: any ChunkReader,
         until stopped: @escaping @Sendable () -> Bool,
+        taskCompleted: @escaping @Sendable () -> Bool,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
         guard let (input, output) = boundPair() else { return nil }
@@ -110,7 +133,19 @@ enum UploadStreamFeeder {
             handOff.output.schedule(in: .current, forMode: .default)
             defer { handOff.output.remove(from: .current, forMode: .default) }
             let outcome = feed(from: handOff.reader, into: handOff.output, until: stopped)
-            if case .readerFailed(let error) = outcome { failed(error) }
+            switch outcome {
+            case .finished, .outputClosed:
+                return
+            case .readerFailed(let error):
+                failed(error)  // ends the send, which cancels the task
+            case .stopped:
+                break
+            }
+            let held = Date()
+            while !taskCompleted(), Date().timeIntervalSince(held) < longestHold {
+                handOff.output.waitForEvent(upTo: stopCheckInterval)
+            }
+            handOff.output.close()
         }
         thread.name = "NetworkLayer upload body"
         thread.start()

@@ -393,7 +393,11 @@ struct OfflineQueueTests {
             let child = Bundle.module.bundleURL.deletingLastPathComponent()
                 .appendingPathComponent("networklayer-journal-child")
             var acknowledged: [Int] = []
-            for round in 0..<6 {
+            // Six kills at random moments; on a Mac, whose F_FULLFSYNC can take tens of milliseconds on a virtual
+            // machine, more of them (at most 40) until as many records were acknowledged.
+            var round = 0
+            while round < 6 || (TestHost.isMac && acknowledged.count <= 50 && round < 40) {
+                defer { round += 1 }
                 let process = Process()
                 process.executableURL = child
                 process.arguments = [directory.path, String(round * 1_000_000)]
@@ -407,8 +411,7 @@ struct OfflineQueueTests {
                     .split(separator: "\n")
                 acknowledged += lines.compactMap { $0.hasPrefix("queued ") ? Int($0.dropFirst(7)) : nil }
             }
-            // A Mac flushes each record with F_FULLFSYNC, which can take tens of milliseconds on a virtual machine.
-            #expect(acknowledged.count > (TestHost.isMac ? 6 : 50), "the child queued something before each kill")
+            #expect(acknowledged.count > 50, "the child queued something before the kills")
             let survivor = try queue(replayingThrough: offline)
             let queued = try survivor.pendingEntries().compactMap(\.number)
             #expect(

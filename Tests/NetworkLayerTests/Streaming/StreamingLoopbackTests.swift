@@ -353,7 +353,8 @@ extension LoopbackIntegration {
             let cutError = await #expect(throws: NetworkError.self) {
                 _ = try await cutNetwork.stream(StreamRoute(cut, "cut")).body.collect(upTo: 1000)
             }
-            Self.expect(cutError, is: .connectionLost, on: kind)
+            // A chunked body cut off: Apple's URLSession may call it a bad response; not yet observed.
+            kind.expectNowUnlessUnobserved { Self.expect(cutError, is: .connectionLost, on: kind) }
         }
 
         /// Expects `error` to be the transport failure `expected`. With URLSessionTransport a timeout instead is

@@ -216,7 +216,10 @@ extension LoopbackIntegration {
             let stuck = Network(transport: transport, timeout: 30)
             let endlessURL = endless.baseURL.appendingPathComponent("stream")
             let flood = Task { try await stuck.send(TestRoute(endlessURL.absoluteString)) }
-            try await waitUntil { endless.bytesSent >= 128 * 1024 }  // the stream in full flow
+            // Apple's URLSession may refuse some of these streams before 128 KiB went out: not yet observed.
+            try await kind.expectUnlessUnobserved {
+                try await waitUntil { endless.bytesSent >= 128 * 1024 }  // the stream in full flow
+            }
             let (error, elapsed) = await timedFailure(
                 Network(transport: transport, timeout: 1), silent.baseURL.appendingPathComponent("silent"))
             flood.cancel()
@@ -480,6 +483,9 @@ extension LoopbackIntegration {
                 switch error {
                 case .unacceptableStatus(413, _, _): break
                 case .transport(.connectionLost, _): break
+                // The connection died before any answer (Apple's URLSession may report the 413's close so): a POST
+                // that may have reached the server, not sent again.
+                case .transport(.badResponse, _) where error?.transience == .noResponse: break
                 default: Issue.record("expected the 413 or a lost connection, got \(String(describing: error))")
                 }
             }

@@ -182,7 +182,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         let (state, canceller) = (context.state, canceller)
         completionHandler(
-            upload.makeBodyStream { error in SendState.end(state, with: .failure(error), cancel: canceller.cancel) })
+            upload.makeBodyStream(for: task) { error in
+                SendState.end(state, with: .failure(error), cancel: canceller.cancel)
+            })
     }
 
     func urlSession(
