@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
-// libFuzzer targets for every parser of bytes that come from the network, one executable each. Not part of the
-// package users depend on: `.ci/fuzz.sh` builds them with `-sanitize=fuzzer,address` and runs each for a bounded time.
+// libFuzzer targets for every parser of bytes that come from the network or the disk, one executable each. Not part
+// of the package users depend on: `.ci/fuzz.sh` builds them with `-sanitize=fuzzer,address` and runs each for a
+// bounded time.
 import PackageDescription
 
 let package = Package(
@@ -56,6 +57,36 @@ let package = Package(
         .executableTarget(
             name: "FuzzHeaderValues",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+        ),
+        // The offline queue's journal as the disk may hold it: records read back framed as they were, a torn tail.
+        .executableTarget(
+            name: "FuzzJournal",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+        ),
+        // The response cache's files as the disk may hold them: refused and removed, or read whole; no credential.
+        .executableTarget(
+            name: "FuzzCacheFile",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+        ),
+        // PEM files of trusted authorities, against a second reading of the armour.
+        .executableTarget(
+            name: "FuzzPEM",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer")]
+        ),
+        // Redirects: Location values joined to the request's URL and the rules of what follows them.
+        .executableTarget(
+            name: "FuzzRedirects",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer")]
+        ),
+        // Vary, ETag, Last-Modified, Content-Range and the validator a resumed download keeps on disk.
+        .executableTarget(
+            name: "FuzzValidators",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
+        ),
+        // The multipart parser of NetworkLayerTesting, on any body and on the forms MultipartForm encodes.
+        .executableTarget(
+            name: "FuzzMultipart",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerTesting", package: "NetworkLayer")]
         ),
         // The lifecycles of a stream's pipe, a send and an offline queue's replays: random event sequences, every
         // waiter answered once.

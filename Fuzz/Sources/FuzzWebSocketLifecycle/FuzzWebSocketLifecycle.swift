@@ -1,5 +1,6 @@
 import Foundation
 @_spi(TransportKit) import NetworkLayerCore
+
 @testable import NetworkLayerCurl
 @testable import NetworkLayerWebSocketFraming
 

@@ -8,24 +8,38 @@ struct DownloadValidator: Sendable, Hashable {
     let value: String
 
     /// The response's strong ETag, else its `Last-Modified`; `nil` when it has neither (a weak ETag does not count:
-    /// `If-Range` needs a strong one).
+    /// `If-Range` needs a strong one), or when the value holds a control character (it could not be kept in the
+    /// sidecar, nor sent back).
     init?(_ headers: HeaderFields) {
         if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), etag.hasPrefix("\""), etag.count >= 2 {
-            self.init(field: "ETag", value: etag)
+            self.init(checking: "ETag", value: etag)
         } else if let date = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
-            self.init(field: "Last-Modified", value: date)
+            self.init(checking: "Last-Modified", value: date)
         } else {
             return nil
         }
     }
 
-    /// A validator read back from its ``line``.
+    private init?(checking field: String, value: String) {
+        guard !value.unicodeScalars.contains(where: Self.isControl) else { return nil }
+        self.init(field: field, value: value)
+    }
+
+    /// A validator read back from its ``line``; `nil` for a line that is not one, or whose value holds a control
+    /// character (the file is on disk, where anything may have changed it, and the value goes into `If-Range`).
     init?(line: String) {
         let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        guard parts.count == 2, !parts[1].isEmpty, parts[0] == "ETag" || parts[0] == "Last-Modified" else {
+        guard parts.count == 2, !parts[1].isEmpty, parts[0] == "ETag" || parts[0] == "Last-Modified",
+            !parts[1].unicodeScalars.contains(where: Self.isControl)
+        else {
             return nil
         }
         self.init(field: parts[0], value: parts[1])
+    }
+
+    /// Whether a character may not stand in a header value: ASCII's controls but the tab, and DEL.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
     }
 
     private init(field: String, value: String) {

@@ -130,7 +130,8 @@ final class CacheStorage: Sendable {
         return data
     }
 
-    /// A record read back from its file form, or `nil` when the file is not exactly one.
+    /// A record read back from its file form, or `nil` when the file is not exactly one (or holds a credential field,
+    /// which the cache never writes).
     static func decode(_ data: Data) -> CacheRecord? {
         let data = Data(data)  // indices from 0
         guard data.count >= magic.count + 8, data.prefix(magic.count) == magic else { return nil }
@@ -143,6 +144,8 @@ final class CacheStorage: Sendable {
         else { return nil }
         let body = Data(content[(start + length)...])
         guard case .response(var response) = record else { return body.isEmpty ? record : nil }
+        // The cache never writes a credential (`Set-Cookie`): a file that holds one is not the cache's.
+        guard !response.headers.keys.contains(where: Redaction.isCredential) else { return nil }
         response.body = body
         return .response(response)
     }

@@ -93,6 +93,13 @@ struct Journal: Sendable {
             if count == 0 { break }
             contents.append(contentsOf: buffer[..<count])
         }
+        return Self.parse(contents)
+    }
+
+    /// The complete records at the start of `contents`, and where the last of them ends: reading stops at the first
+    /// record whose length passes the end or whose checksum does not match.
+    static func parse(_ contents: Data) -> (records: [Data], validLength: Int) {
+        let contents = Data(contents)  // indices from 0
         var records: [Data] = []
         var offset = 0
         while offset + 8 <= contents.count {
@@ -136,7 +143,7 @@ struct Journal: Sendable {
     }
 
     /// Payloads as records: each with its length and checksum in front.
-    private static func framed(_ payloads: [Data]) -> Data {
+    static func framed(_ payloads: [Data]) -> Data {
         var bytes = Data()
         for payload in payloads {
             bytes.appendBigEndian(UInt32(payload.count))

@@ -18,14 +18,15 @@ struct JournalRecord: Codable {
     let kind: Kind
     let entry: OfflineQueue.Entry
 
-    /// The entries queued and neither delivered nor dead, in the order they were queued.
+    /// The entries queued and neither delivered nor dead, in the order they were queued, each once: an entry queued
+    /// twice (a journal the queue did not write alone: a restored backup, a copied file) is sent once.
     static func pending(in records: [Data]) -> [OfflineQueue.Entry] {
         var pending: [OfflineQueue.Entry] = []
-        var finished = Set<UUID>()
+        var settled = Set<UUID>()
         for record in decoded(records).reversed() {
             switch record.kind {
-            case .delivered, .dead: finished.insert(record.entry.id)
-            case .queued where !finished.contains(record.entry.id): pending.append(record.entry)
+            case .delivered, .dead: settled.insert(record.entry.id)
+            case .queued where settled.insert(record.entry.id).inserted: pending.append(record.entry)
             case .queued: break
             }
         }
@@ -35,13 +36,20 @@ struct JournalRecord: Codable {
     /// The records still needed: those of pending entries; none at all once every entry is finished.
     static func compacted(_ records: [Data]) -> [Data] {
         let pending = Set(pending(in: records).map(\.id))
-        return zip(records, decoded(records)).compactMap { data, record in
-            record.kind == .queued && pending.contains(record.entry.id) ? data : nil
+        // Each record with its own decoding: one that does not decode (a newer format) must not shift the others.
+        return records.filter { data in
+            guard let record = decode(data) else { return false }
+            return record.kind == .queued && pending.contains(record.entry.id)
         }
     }
 
     /// The records that decode; a record that passed its checksum but does not decode (a newer format) is skipped.
     private static func decoded(_ records: [Data]) -> [JournalRecord] {
-        records.compactMap { try? JSONDecoder().decode(JournalRecord.self, from: $0) }
+        records.compactMap(decode)
+    }
+
+    /// One record, or `nil` when it does not decode.
+    private static func decode(_ record: Data) -> JournalRecord? {
+        try? JSONDecoder().decode(JournalRecord.self, from: record)
     }
 }

@@ -110,4 +110,12 @@ struct DownloadResumeTests {
         #expect(DownloadValidator(line: "garbage") == nil)
         #expect(DownloadValidator(line: "Location: /x") == nil)
     }
+
+    /// Found by FuzzValidators' seed: a sidecar changed on disk gave a value with a line break, which then went into
+    /// `If-Range`; it is refused, and the download starts over.
+    @Test func aSidecarWhoseValueHoldsAControlCharacterIsNoValidator() {
+        #expect(DownloadValidator(line: "ETag: \"v2\"\r\nX-Evil: 1") == nil)
+        #expect(DownloadValidator(line: "Last-Modified: Tue,\u{0} 01 Dec 2026") == nil)
+        #expect(DownloadValidator(line: "ETag: \"a\tb\"")?.value == "\"a\tb\"", "a tab may stand in a field value")
+    }
 }

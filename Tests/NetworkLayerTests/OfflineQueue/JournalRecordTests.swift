@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import NetworkLayerCore
+@testable import NetworkLayerOffline
+
+/// What FuzzJournal found in the queue's reading of its journal, kept as regression tests with their inputs.
+@Suite("JournalRecord: the queue's reading of a journal it did not write alone")
+struct JournalRecordTests {
+    static func entry(_ byte: UInt8) -> OfflineQueue.Entry {
+        OfflineQueue.Entry(
+            id: UUID(uuid: (byte, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, byte)), method: "POST",
+            url: URL(string: "https://api.example.com/notes/\(byte)")!, headers: [:], body: nil,
+            queuedAt: Date(timeIntervalSince1970: 1_765_000_000))
+    }
+
+    static func record(_ kind: JournalRecord.Kind, _ byte: UInt8) throws -> Data {
+        try JSONEncoder().encode(JournalRecord(kind: kind, entry: entry(byte)))
+    }
+
+    /// A record that passes its checksum but does not decode (a newer format, or damage the checksum missed) used to
+    /// shift compaction's pairing of records and decodings: a pending entry's record was dropped, and another kept.
+    @Test func aRecordThatDoesNotDecodeShiftsNothingInCompaction() throws {
+        let b = Self.entry(2)
+        let records = [
+            try Self.record(.queued, 1), Data("{\"kind\":\"later\"}".utf8), try Self.record(.queued, 2),
+            try Self.record(.delivered, 1),
+        ]
+        #expect(JournalRecord.pending(in: records).map(\.id) == [b.id])
+        let compacted = JournalRecord.compacted(records)
+        #expect(compacted == [records[2]], "only the pending entry's own record")
+        #expect(JournalRecord.pending(in: compacted).map(\.id) == [b.id])
+    }
+
+    /// An entry queued twice (a restored backup, a copied file) is sent once.
+    @Test func anEntryQueuedTwiceIsPendingOnce() throws {
+        let records = [try Self.record(.queued, 1), try Self.record(.queued, 2), try Self.record(.queued, 1)]
+        let pending = JournalRecord.pending(in: records).map(\.id)
+        #expect(pending == [Self.entry(2).id, Self.entry(1).id])
+        #expect(JournalRecord.pending(in: JournalRecord.compacted(records)).map(\.id) == pending)
+    }
+}
