@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target in Fuzz/ (one per parser of bytes from the network or the disk) for a bounded time, with
 # AddressSanitizer, starting from the seeds in Fuzz/Corpus/<target>. A crash, a failed invariant (a trap), a leak or
-# a memory error fails the step and leaves the input in the work directory, named by libFuzzer. Prints each target's
-# executions and ends with a table of them.
+# a memory error fails the step and keeps the input in Fuzz/.build/findings (or FUZZ_FINDINGS), named by libFuzzer
+# after the target, for a regression test. Prints each target's executions and ends with a table of them.
 # Usage: .ci/fuzz.sh [seconds per target, default 30] [target ...]   (every target when none is named)
 # A long run, as before closing a fuzzing issue: `.ci/fuzz.sh 600` (ten minutes each; FUZZ_MAX_RUNS=10000000 stops a
 # target earlier at ten million executions). FUZZ_JOBS=2 runs two targets at a time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-30}"
+case "$seconds" in
+    '' | *[!0-9]*)
+        echo "usage: .ci/fuzz.sh [seconds] [target ...]: \"$seconds\" is not a number of seconds" >&2
+        exit 2
+        ;;
+esac
 shift || true
 all_targets=(FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues FuzzWebSocketFrames FuzzWebSocketInflate
     FuzzWebSocketHandshake FuzzHostPool FuzzWebSocketLifecycle FuzzStateMachines FuzzJournal FuzzCacheFile FuzzPEM
@@ -28,7 +34,10 @@ swift build "${flags[@]}" 2>&1 | { grep -v "Cannot export local symbol" || true;
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 test -x "$bin/FuzzServerSentEvents"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+# On any exit: no fuzzer left running, no scratch left behind.
+trap 'jobs -p | xargs -r kill 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "${FUZZ_FINDINGS:-$root/Fuzz/.build/findings}"
+findings="$(cd "${FUZZ_FINDINGS:-$root/Fuzz/.build/findings}" && pwd)"
 # The targets that read files (the journal, the cache) write their scratch files under the work directory.
 mkdir -p "$work/tmp"
 export TMPDIR="$work/tmp"
@@ -37,14 +46,11 @@ export TMPDIR="$work/tmp"
 run_target() {
     local target="$1" corpus="$work/$1"
     mkdir -p "$corpus"
-    if [ -d "Corpus/$target" ]; then cp "Corpus/$target"/* "$corpus"/; fi
+    if [ -d "Corpus/$target" ]; then cp -r "Corpus/$target"/. "$corpus"/; fi
     # A dictionary of the format's tokens, where a target has one (Corpus/<target>.dict).
     local dictionary=()
     if [ -f "Corpus/$target.dict" ]; then dictionary=(-dict="$root/Fuzz/Corpus/$target.dict"); fi
     local status=0
-    # A failing input is written to FUZZ_FINDINGS when set (kept for a regression test), else to the work directory.
-    local findings="${FUZZ_FINDINGS:-$work}"
-    mkdir -p "$findings"
     (cd "$work" && "$bin/$target" "$corpus" ${dictionary[@]+"${dictionary[@]}"} ${runs[@]+"${runs[@]}"} \
         -artifact_prefix="$findings/$target-" \
         -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
@@ -70,11 +76,12 @@ done
 wait || true
 printf '\nfuzz: %-24s %14s %8s\n' target executions seconds
 for target in "${targets[@]}"; do
-    read -r name executions time status <"$work/$target.summary"
+    name="$target" executions="?" time="?" status=1  # a run that wrote no summary failed before it fuzzed
+    if [ -f "$work/$target.summary" ]; then read -r name executions time status <"$work/$target.summary"; fi
     printf 'fuzz: %-24s %14s %8s\n' "$name" "$executions" "$time"
     if [ "$status" != 0 ]; then
         # libFuzzer exits non-zero on a finding: then the whole report (the stack, the input in base64) is shown.
-        grep -v "# Uses:" "$work/$target.log" | tail -120
+        if [ -f "$work/$target.log" ]; then grep -v "# Uses:" "$work/$target.log" | tail -120; fi
         echo "fuzz: $target found an input that fails (above)" >&2
         failed="$failed $target"
     fi

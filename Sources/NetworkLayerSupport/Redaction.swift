@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The one list of what is secret in a request: credential headers, and headers or query items whose names say
-/// they are secret. Logging masks them, redirects to another origin drop the credentials, the response cache keys
+/// they are secret. Logging masks them, redirects to another origin drop them, the response cache keys
 /// on them only as hashes, and the offline queue never writes them to disk.
 public enum Redaction {
     /// Stands for a value that is not shown.

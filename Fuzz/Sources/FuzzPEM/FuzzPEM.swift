@@ -1,11 +1,11 @@
 import Foundation
 import NetworkLayerSupport
 
-/// A second reading of the same rules, written another way: the armour lines found by position in the text, the
-/// lines between them joined and decoded as base64.
-private func reference(_ text: String) -> [Data] {
-    let begin = "-----BEGIN CERTIFICATE-----"
-    let end = "-----END CERTIFICATE-----"
+private let begin = "-----BEGIN CERTIFICATE-----"
+private let end = "-----END CERTIFICATE-----"
+
+/// The lines of `text` as PEM reads them: split at every line end (CR LF once).
+private func lines(of text: String) -> [String] {
     var lines: [String] = []
     var current = ""
     var previousWasCR = false
@@ -21,20 +21,34 @@ private func reference(_ text: String) -> [Data] {
         current.unicodeScalars.append(scalar)
     }
     lines.append(current)
+    return lines
+}
+
+/// A second reading of the same rules: the lines between armour lines joined and decoded as base64; and the same
+/// text with every line outside the armour changed (reversed), which must yield the same certificates.
+private func reference(_ text: String) -> (certificates: [Data], outsideChanged: String) {
+    var changed: [String] = []
     var certificates: [Data] = []
     var inside: String?
-    for raw in lines {
+    for raw in lines(of: text) {
         let line = raw.trimmingCharacters(in: .whitespaces)
         if line == begin {
             inside = ""
+            changed.append(raw)
         } else if line == end {
             if let body = inside, let der = Data(base64Encoded: body) { certificates.append(der) }
             inside = nil
+            changed.append(raw)
         } else if inside != nil {
             inside! += line
+            changed.append(raw)
+        } else {
+            let reversed = String(String.UnicodeScalarView(raw.unicodeScalars.reversed()))
+            let trimmed = reversed.trimmingCharacters(in: .whitespaces)
+            changed.append(trimmed == begin || trimmed == end ? raw : reversed)
         }
     }
-    return certificates
+    return (certificates, changed.joined(separator: "\n"))
 }
 
 /// The PEM file of `certificates`, as a tool writes it: 64 characters a line inside the armour.
@@ -53,15 +67,18 @@ private func armoured(_ certificates: [Data]) -> Data {
 }
 
 /// One input, as a PEM file of trusted authorities: no certificate from bytes outside the armour (every one is the
-/// base64 of an armoured block, as a second reading finds it), and what it yields armours back to the same list.
+/// base64 of an armoured block, as a second reading finds it, and changing every line outside the armour changes
+/// nothing), and what it yields armours back to the same list.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
     let bytes = Data(bytes: start, count: count)
     let certificates = PEM.certificates(in: bytes)
-    let expected = reference(String(decoding: bytes, as: UTF8.self))
+    let (expected, outsideChanged) = reference(String(decoding: bytes, as: UTF8.self))
     precondition(
         certificates == expected, "PEM read \(certificates.count) certificates, the reference \(expected.count)")
     precondition(PEM.certificates(in: armoured(certificates)) == certificates, "the certificates do not armour back")
+    precondition(
+        PEM.certificates(in: Data(outsideChanged.utf8)) == certificates, "bytes outside the armour changed the result")
     return 0
 }

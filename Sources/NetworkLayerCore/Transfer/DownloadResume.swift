@@ -57,7 +57,8 @@ struct DownloadResume: Sendable, Equatable {
         // What was asked for is the rest of the file: a range that starts elsewhere or stops short does not do.
         guard let range = ContentRange(headers["Content-Range"]), range.first == offset, !encoded,
             range.total.map({ range.last + 1 == $0 }) ?? true,
-            offset == 0 || (received == nil || received == validator)
+            // The same version: the same validator, or none named at all (one named but unusable is another).
+            offset == 0 || received == validator || (received == nil && !DownloadValidator.isOffered(in: headers))
         else {
             offset = 0
             validator = nil

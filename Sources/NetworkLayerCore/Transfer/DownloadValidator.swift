@@ -37,9 +37,17 @@ struct DownloadValidator: Sendable, Hashable {
         self.init(field: parts[0], value: parts[1])
     }
 
-    /// Whether a character may not stand in a header value: ASCII's controls but the tab, and DEL.
+    /// Whether a character may not stand in a kept validator: ASCII's controls but the tab, DEL, and the other line
+    /// ends (NEL, the line and paragraph separators), which the sidecar's line could not keep.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+            || [0x85, 0x2028, 0x2029].contains(scalar.value)
+    }
+
+    /// Whether a response names a validator at all (a strong `ETag` or a `Last-Modified`), usable or not.
+    static func isOffered(in headers: HeaderFields) -> Bool {
+        headers["ETag"]?.trimmingCharacters(in: .whitespaces).hasPrefix("\"") == true
+            || !(headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
     }
 
     private init(field: String, value: String) {

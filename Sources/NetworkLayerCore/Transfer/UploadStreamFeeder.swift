@@ -111,16 +111,36 @@ enum UploadStreamFeeder {
     }
 
     /// The longest a body that did not end well is held open for its task to complete, in seconds; a task always
-    /// completes sooner once its send has ended (it is cancelled then).
+    /// completes sooner once its send has ended (it is cancelled then). Past it the output is left unclosed: an
+    /// end of stream must never reach a task still running.
     static let longestHold: TimeInterval = 60
+
+    /// Holds an output whose body did not end well until `taskCompleted` says its task has completed (cancelling the
+    /// task first, so that it does), then closes it; past ``longestHold`` leaves it open. Returns whether it closed.
+    static func hold(
+        _ output: some ByteSink,
+        cancelTask: () -> Void,
+        until taskCompleted: () -> Bool,
+        uptime: () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
+    ) -> Bool {
+        cancelTask()
+        let start = uptime()
+        while !taskCompleted() {
+            guard uptime() - start < longestHold else { return false }
+            output.waitForEvent(upTo: stopCheckInterval)
+        }
+        output.close()
+        return true
+    }
 
     /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
     /// Foundation has no bound pairs (FoundationNetworking). `failed` hears a reader's failure (the send ends with
     /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly. A body that did not
-    /// end well is closed only once `taskCompleted` says its task has completed.
+    /// end well is closed only once `taskCompleted` says its task has completed, after `cancelTask`.
     static func start(
         _ reader: any ChunkReader,
         until stopped: @escaping @Sendable () -> Bool,
+        cancelTask: @escaping @Sendable () -> Void,
         taskCompleted: @escaping @Sendable () -> Bool,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
@@ -141,11 +161,7 @@ enum UploadStreamFeeder {
             case .stopped:
                 break
             }
-            let held = Date()
-            while !taskCompleted(), Date().timeIntervalSince(held) < longestHold {
-                handOff.output.waitForEvent(upTo: stopCheckInterval)
-            }
-            handOff.output.close()
+            _ = hold(handOff.output, cancelTask: cancelTask, until: taskCompleted)
         }
         thread.name = "NetworkLayer upload body"
         thread.start()

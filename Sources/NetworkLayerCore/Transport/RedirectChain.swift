@@ -92,7 +92,8 @@ import NetworkLayerSupport
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
         if credentialsRemoved {
-            for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isCredential(name) {
+            // Credentials and every field named as a secret (`X-API-Key`, `X-Auth-Token`): what the logs mask.
+            for name in (next.allHTTPHeaderFields ?? [:]).keys where Redaction.isSecret(name) {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }

@@ -23,8 +23,9 @@ struct Journal: Sendable {
         let description: String
     }
 
-    /// Appends records and flushes them to disk.
+    /// Appends records (none empty) and flushes them to disk.
     func append(_ payloads: [Data]) throws(Failure) {
+        precondition(!payloads.contains(where: \.isEmpty), "the journal writes no empty record")
         try withLockedFile { fd throws(Failure) in
             let (_, validLength) = try readRecords(fd)
             if lseek(fd, 0, SEEK_END) != validLength {
@@ -97,7 +98,8 @@ struct Journal: Sendable {
     }
 
     /// The complete records at the start of `contents`, and where the last of them ends: reading stops at the first
-    /// record whose length passes the end or whose checksum does not match.
+    /// record whose length passes the end or whose checksum does not match, and at an empty one, which the journal
+    /// never writes (zeros left by a crash look like one: their length and checksum are both 0).
     static func parse(_ contents: Data) -> (records: [Data], validLength: Int) {
         let contents = Data(contents)  // indices from 0
         var records: [Data] = []
@@ -106,7 +108,7 @@ struct Journal: Sendable {
             let length = Int(contents.bigEndianUInt32(at: offset))
             let checksum = contents.bigEndianUInt32(at: offset + 4)
             let start = offset + 8
-            guard length <= contents.count - start else { break }
+            guard length > 0, length <= contents.count - start else { break }
             let payload = contents[start..<(start + length)]
             guard CRC32.checksum(payload) == checksum else { break }
             records.append(Data(payload))

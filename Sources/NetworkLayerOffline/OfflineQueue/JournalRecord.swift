@@ -19,7 +19,8 @@ struct JournalRecord: Codable {
     let entry: OfflineQueue.Entry
 
     /// The entries queued and neither delivered nor dead, in the order they were queued, each once: an entry queued
-    /// twice (a journal the queue did not write alone: a restored backup, a copied file) is sent once.
+    /// twice (a journal the queue did not write alone: a restored backup, a copied file) is sent once, where it was
+    /// queued last.
     static func pending(in records: [Data]) -> [OfflineQueue.Entry] {
         var pending: [OfflineQueue.Entry] = []
         var settled = Set<UUID>()
@@ -35,12 +36,17 @@ struct JournalRecord: Codable {
 
     /// The records still needed: those of pending entries; none at all once every entry is finished.
     static func compacted(_ records: [Data]) -> [Data] {
-        let pending = Set(pending(in: records).map(\.id))
+        var pending = Set(pending(in: records).map(\.id))
         // Each record with its own decoding: one that does not decode (a newer format) must not shift the others.
-        return records.filter { data in
-            guard let record = decode(data) else { return false }
-            return record.kind == .queued && pending.contains(record.entry.id)
+        // From the end, so that an entry queued twice keeps its last record only.
+        var kept: [Data] = []
+        for data in records.reversed() {
+            guard let record = decode(data), record.kind == .queued, pending.remove(record.entry.id) != nil else {
+                continue
+            }
+            kept.append(data)
         }
+        return kept.reversed()
     }
 
     /// The records that decode; a record that passed its checksum but does not decode (a newer format) is skipped.

@@ -37,6 +37,26 @@ struct JournalRecordTests {
         let records = [try Self.record(.queued, 1), try Self.record(.queued, 2), try Self.record(.queued, 1)]
         let pending = JournalRecord.pending(in: records).map(\.id)
         #expect(pending == [Self.entry(2).id, Self.entry(1).id])
-        #expect(JournalRecord.pending(in: JournalRecord.compacted(records)).map(\.id) == pending)
+        let compacted = JournalRecord.compacted(records)
+        #expect(compacted == [records[1], records[2]], "one record for each pending entry, its last")
+        #expect(JournalRecord.pending(in: compacted).map(\.id) == pending)
+    }
+
+    /// Zeros where a crash left a file's end unwritten read as records of length 0 with a checksum of 0: they are a
+    /// torn tail, cut off before the next append, not records.
+    @Test func zerosAfterTheRecordsAreATornTail() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try Self.record(.queued, 1)
+        let bytes = Journal.framed([first]) + Data(count: 16)
+        #expect(Journal.parse(bytes).records == [first])
+        #expect(Journal.parse(bytes).validLength == Journal.framed([first]).count)
+        let journal = Journal(file: folder.appendingPathComponent("journal"))
+        try bytes.write(to: journal.file)
+        let second = try Self.record(.queued, 2)
+        try journal.append([second])
+        #expect(try journal.records() == [first, second])
+        #expect(try Data(contentsOf: journal.file) == Journal.framed([first, second]), "the zeros were cut off")
     }
 }

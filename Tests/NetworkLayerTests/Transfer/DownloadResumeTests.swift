@@ -55,6 +55,8 @@ struct DownloadResumeTests {
     @Test(arguments: [
         ["Content-Range": "bytes 0-999/1000"],  // another start
         ["Content-Range": "bytes 400-999/1000", "ETag": #""v2""#],  // another file
+        ["Content-Range": "bytes 400-999/1000", "ETag": "\"v1\u{1}\""],  // a validator named but unusable (fuzzing)
+        ["Content-Range": "bytes 400-999/1000", "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"],  // another kind
         ["Content-Range": "bytes 400-999/300"],  // nonsense
         ["Content-Range": "bytes 400-499/1000"],  // short of the end
         [:],  // no range at all

@@ -133,12 +133,48 @@ struct UploadStreamFeederTests {
         #expect(!output.isClosed)
     }
 
+    /// A body that did not end well: the task is cancelled, the output closed once the task completed, never before
+    /// (closing is the input's clean end, which would end the request as if whole).
+    @Test func aBodyCutShortIsClosedOnlyAfterItsTaskCompleted() {
+        let output = TrickleOutput(step: .max)
+        let cancels = Locked(0)
+        let looks = Locked(0)
+        let closed = UploadStreamFeeder.hold(
+            output, cancelTask: { cancels.withLock { $0 += 1 } },
+            until: {
+                looks.withLock { looks in
+                    looks += 1
+                    return looks > 3
+                }
+            })
+        #expect(closed)
+        #expect(output.isClosed)
+        #expect(cancels.withLock { $0 } == 1)
+        #expect(looks.withLock { $0 } == 4, "closed right after the task completed")
+    }
+
+    @Test func aTaskThatNeverCompletesLeavesTheOutputOpen() {
+        let output = TrickleOutput(step: .max)
+        let clock = Locked<TimeInterval>(0)
+        let closed = UploadStreamFeeder.hold(
+            output, cancelTask: {}, until: { false },
+            uptime: {
+                clock.withLock { now in
+                    now += 7
+                    return now
+                }
+            })
+        #expect(!closed)
+        #expect(!output.isClosed, "no end of stream reaches a task still running")
+    }
+
     @Test func linuxHandsTheReaderOverDirectlyAndApplePlatformsThroughABoundPair() {
         #if canImport(FoundationNetworking)
             #expect(!URLSessionUpload.handsOverThroughBoundStreams)
             #expect(
                 UploadStreamFeeder.start(
-                    DataChunkReader(Data([1])), until: { false }, taskCompleted: { true }, failed: { _ in }) == nil)
+                    DataChunkReader(Data([1])), until: { false }, cancelTask: {}, taskCompleted: { true },
+                    failed: { _ in }) == nil)
         #else
             #expect(URLSessionUpload.handsOverThroughBoundStreams)
         #endif

@@ -11,6 +11,31 @@ import Testing
 
 @Suite("A redirect never re-sends a body that cannot be sent again")
 struct RedirectChainTests {
+    /// Fields named as secrets follow the credentials' rule: none goes to another origin (found reading FuzzRedirects'
+    /// invariant, which now sets one).
+    @Test func secretHeadersDoNotFollowToAnotherOrigin() throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/v1/items")!)
+        request.setValue("k-123", forHTTPHeaderField: "X-API-Key")
+        request.setValue("t-9", forHTTPHeaderField: "X-Auth-Token")
+        request.setValue("same-key", forHTTPHeaderField: "Idempotency-Key")
+        request.setValue("kept", forHTTPHeaderField: "X-Trace")
+        var chain = RedirectChain(original: request)
+        guard case .follow(let sameOrigin) = chain.decide(status: 302, location: "/v2/items", policy: .default) else {
+            Issue.record("not followed")
+            return
+        }
+        #expect(sameOrigin.value(forHTTPHeaderField: "X-API-Key") == "k-123")
+        guard case .follow(let other) = chain.decide(status: 307, location: "https://cdn.example/x", policy: .default)
+        else {
+            Issue.record("not followed")
+            return
+        }
+        #expect(other.value(forHTTPHeaderField: "X-API-Key") == nil)
+        #expect(other.value(forHTTPHeaderField: "X-Auth-Token") == nil)
+        #expect(other.value(forHTTPHeaderField: "Idempotency-Key") == "same-key", "it carries no secret")
+        #expect(other.value(forHTTPHeaderField: "X-Trace") == "kept")
+    }
+
     static func decide(_ status: Int, method: String, replaysBody: Bool) throws -> RedirectDecision {
         let url = try #require(URL(string: "http://a.example/upload"))
         var request = URLRequest(url: url)

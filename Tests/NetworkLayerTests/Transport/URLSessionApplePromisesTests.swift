@@ -69,12 +69,12 @@ struct URLSessionApplePromisesTests {
         let upload = try URLSessionUpload(.stream(chunks, length: 4))
         defer { upload.close() }
         let failures = Locked([NetworkError]())
-        let first = upload.makeBodyStream { error in failures.withLock { $0.append(error) } }
+        let first = upload.makeBodyStream(for: nil) { error in failures.withLock { $0.append(error) } }
         #expect(first != nil)
         #expect(failures.withLock { $0.isEmpty })
         // URLSession asks again on its own (a challenge, a kept-alive connection that closed): no second body, and
         // the send ends with the package's error, not URLSession's -1021.
-        let second = upload.makeBodyStream { error in failures.withLock { $0.append(error) } }
+        let second = upload.makeBodyStream(for: nil) { error in failures.withLock { $0.append(error) } }
         #expect(second == nil)
         let failure = try #require(failures.withLock { $0.first })
         guard case .invalidRequest(.body, let reason, _) = failure else {
@@ -90,8 +90,8 @@ struct URLSessionApplePromisesTests {
         let upload = try URLSessionUpload(.multipart(form))
         defer { upload.close() }
         let failures = Locked(0)
-        #expect(upload.makeBodyStream { _ in failures.withLock { $0 += 1 } } != nil)
-        #expect(upload.makeBodyStream { _ in failures.withLock { $0 += 1 } } != nil)
+        #expect(upload.makeBodyStream(for: nil) { _ in failures.withLock { $0 += 1 } } != nil)
+        #expect(upload.makeBodyStream(for: nil) { _ in failures.withLock { $0 += 1 } } != nil)
         #expect(failures.withLock { $0 } == 0)
     }
 }

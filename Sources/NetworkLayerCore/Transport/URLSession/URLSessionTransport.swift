@@ -14,8 +14,9 @@ import NetworkLayerSupport
 /// nothing), no cookie storage and no cookies sent, so responses never leak state from one request into the next.
 ///
 /// The transport's session delegate enforces, on Linux and Apple platforms alike:
-/// - a redirect policy (see ``RedirectPolicy``): `Authorization`, `Cookie` and `Proxy-Authorization` are removed once
-///   the scheme, host or port changes and stay removed for the rest of the chain; only `http` and `https` targets;
+/// - a redirect policy (see ``RedirectPolicy``): `Authorization`, `Cookie`, `Proxy-Authorization` and every field
+///   named as a secret (`X-API-Key`, `X-Auth-Token`) are removed once the scheme, host or port changes and stay
+///   removed for the rest of the chain; only `http` and `https` targets;
 ///   never `https` to `http`; at most 10 hops by default; `307` and `308` re-send the original body;
 /// - a maximum response size (``maximumResponseSize``): the transfer stops as soon as the body would exceed it, so
 ///   memory stays bounded, and the send fails with ``NetworkError/TransportFailure/responseTooLarge``.
@@ -178,7 +179,7 @@ public final class URLSessionTransport: Transport {
         var kept: [AnyHashable: Any] = [:]
         var credentials: [String: String] = [:]
         for (key, value) in additional {
-            if let name = key as? String, let value = value as? String, Redaction.isCredential(name) {
+            if let name = key as? String, let value = value as? String, Redaction.isSecret(name) {
                 credentials[name] = value
             } else {
                 kept[key] = value
