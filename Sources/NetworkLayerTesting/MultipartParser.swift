@@ -108,11 +108,14 @@ struct MultipartParser {
     }
 
     /// The parameters of `form-data; name="…"; filename="…"`, names lowercased; values as written, unquoted.
+    ///
+    /// Scanned by Unicode scalar, not by character: a quote followed by a combining mark is one character, and would
+    /// hide the quote (found by FuzzMultipart).
     private static func formDataParameters(
         _ value: String, number: Int
     ) throws(MultipartPart.MalformedBody) -> [String: String] {
-        var scanner = Substring(value)
-        let kind = trimmed(scanner.prefix { $0 != ";" })
+        var scanner = Substring(value).unicodeScalars
+        let kind = trimmed(String(scanner.prefix { $0 != ";" }))
         guard kind.lowercased() == "form-data" else {
             throw MultipartPart.MalformedBody(reason: "part \(number) is \"\(kind)\", not form-data")
         }
@@ -120,7 +123,7 @@ struct MultipartParser {
         var parameters: [String: String] = [:]
         while scanner.first == ";" {
             scanner = scanner.dropFirst().drop { $0 == " " || $0 == "\t" }
-            let key = trimmed(scanner.prefix { $0 != "=" && $0 != ";" }).lowercased()
+            let key = trimmed(String(scanner.prefix { $0 != "=" && $0 != ";" })).lowercased()
             scanner = scanner.drop { $0 != "=" && $0 != ";" }
             guard scanner.first == "=", !key.isEmpty else {
                 throw MultipartPart.MalformedBody(reason: "part \(number) has a parameter without a value: \(value)")
@@ -136,7 +139,7 @@ struct MultipartParser {
                 parameter = String(scanner[..<close])
                 scanner = scanner[scanner.index(after: close)...].drop { $0 == " " || $0 == "\t" }
             } else {
-                parameter = trimmed(scanner.prefix { $0 != ";" })
+                parameter = trimmed(String(scanner.prefix { $0 != ";" }))
                 scanner = scanner.drop { $0 != ";" }
             }
             guard scanner.isEmpty || scanner.first == ";" else {
