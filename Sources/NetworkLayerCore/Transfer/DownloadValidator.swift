@@ -11,18 +11,19 @@ struct DownloadValidator: Sendable, Hashable {
     /// `If-Range` needs a strong one), or when the value holds a control character (it could not be kept in the
     /// sidecar, nor sent back).
     init?(_ headers: HeaderFields) {
-        if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), etag.hasPrefix("\""), etag.count >= 2 {
-            self.init(checking: "ETag", value: etag)
-        } else if let date = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
-            self.init(checking: "Last-Modified", value: date)
-        } else {
-            return nil
-        }
+        guard let (field, value) = Self.named(in: headers), Self.isUsable(value) else { return nil }
+        self.init(field: field, value: value)
     }
 
-    private init?(checking field: String, value: String) {
-        guard !value.unicodeScalars.contains(where: Self.isControl) else { return nil }
-        self.init(field: field, value: value)
+    /// The validator a response names, usable or not: its strong ETag, else its `Last-Modified`.
+    private static func named(in headers: HeaderFields) -> (field: String, value: String)? {
+        if let etag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), etag.hasPrefix("\""), etag.count >= 2 {
+            return ("ETag", etag)
+        }
+        if let date = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
+            return ("Last-Modified", date)
+        }
+        return nil
     }
 
     /// A validator read back from its ``line``; `nil` for a line that is not one, or whose value holds a control
@@ -30,24 +31,25 @@ struct DownloadValidator: Sendable, Hashable {
     init?(line: String) {
         let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         guard parts.count == 2, !parts[1].isEmpty, parts[0] == "ETag" || parts[0] == "Last-Modified",
-            !parts[1].unicodeScalars.contains(where: Self.isControl)
+            Self.isUsable(parts[1])
         else {
             return nil
         }
         self.init(field: parts[0], value: parts[1])
     }
 
-    /// Whether a character may not stand in a kept validator: ASCII's controls but the tab, DEL, and the other line
-    /// ends (NEL, the line and paragraph separators), which the sidecar's line could not keep.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
-            || [0x85, 0x2028, 0x2029].contains(scalar.value)
+    /// Whether a value may stand in a kept validator: no ASCII control but the tab, no DEL, and none of the other
+    /// line ends (NEL, the line and paragraph separators), which the sidecar's line could not keep.
+    private static func isUsable(_ value: String) -> Bool {
+        !value.unicodeScalars.contains { scalar in
+            (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+                || [0x85, 0x2028, 0x2029].contains(scalar.value)
+        }
     }
 
     /// Whether a response names a validator at all (a strong `ETag` or a `Last-Modified`), usable or not.
     static func isOffered(in headers: HeaderFields) -> Bool {
-        headers["ETag"]?.trimmingCharacters(in: .whitespaces).hasPrefix("\"") == true
-            || !(headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
+        named(in: headers) != nil
     }
 
     private init(field: String, value: String) {

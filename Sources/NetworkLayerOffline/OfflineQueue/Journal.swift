@@ -23,9 +23,12 @@ struct Journal: Sendable {
         let description: String
     }
 
-    /// Appends records (none empty) and flushes them to disk.
+    /// Appends records and flushes them to disk; writes nothing when one is empty (it would read as a torn tail, and
+    /// hide every record after it).
     func append(_ payloads: [Data]) throws(Failure) {
-        precondition(!payloads.contains(where: \.isEmpty), "the journal writes no empty record")
+        guard !payloads.contains(where: \.isEmpty) else {
+            throw Failure(description: "an empty record: the journal writes none, since reading stops at one")
+        }
         try withLockedFile { fd throws(Failure) in
             let (_, validLength) = try readRecords(fd)
             if lseek(fd, 0, SEEK_END) != validLength {

@@ -114,7 +114,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
 
     private let journal: Journal
     private let deadLetterFile: Journal
-    private let replayLock: URL
+    /// The replay lease's file (``ReplayLease``); its name is that of the lock file it replaced.
+    private let replayLeaseFile: URL
     /// This instance's name in the replay lease.
     private let replayHolder = UUID()
     /// Whether a replay runs, the flushes waiting for it, the backoff, and the network replays go through: one
@@ -177,7 +178,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         journal = Journal(file: directory.appendingPathComponent("journal"))
         deadLetterFile = Journal(file: directory.appendingPathComponent("dead-letters"))
-        replayLock = directory.appendingPathComponent("replay.lock")
+        replayLeaseFile = directory.appendingPathComponent("replay.lock")
         machine = Locked(ReplayState(network: network))
         replaysAreFixed = network != nil
         self.startInBackground = startInBackground
@@ -334,7 +335,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
             for flush in machine.withLock({ $0.end() }) { flush.resume() }
         }
         guard let replays = network else { return }
-        let (journal, leaseFile, holder) = (journal, replayLock, replayHolder)
+        let (journal, leaseFile, holder) = (journal, replayLeaseFile, replayHolder)
         // Long enough for one entry's send (its deadline is the network's timeout); renewed before each entry.
         let duration = replays.timeout + Self.leaseMargin
         do throws(Journal.Failure) {

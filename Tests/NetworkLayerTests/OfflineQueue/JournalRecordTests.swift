@@ -59,4 +59,20 @@ struct JournalRecordTests {
         #expect(try journal.records() == [first, second])
         #expect(try Data(contentsOf: journal.file) == Journal.framed([first, second]), "the zeros were cut off")
     }
+
+    /// An empty record would read as a torn tail and hide every record after it: the journal refuses it with its
+    /// failure, writes nothing of the batch, and keeps what it had.
+    @Test func anEmptyRecordIsRefusedAndNothingOfItsBatchIsWritten() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let journal = Journal(file: folder.appendingPathComponent("journal"))
+        let first = try Self.record(.queued, 1)
+        try journal.append([first])
+        let failure = #expect(throws: Journal.Failure.self) {
+            try journal.append([try Self.record(.queued, 2), Data()])
+        }
+        #expect(failure?.description.contains("empty record") == true)
+        #expect(try journal.records() == [first])
+    }
 }

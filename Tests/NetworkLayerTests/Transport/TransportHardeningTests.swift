@@ -47,8 +47,10 @@ func transportFailure(_ error: NetworkError?) -> NetworkError.TransportFailure? 
 extension LoopbackIntegration {
     @Suite("Transports: redirects", .timeLimit(.minutes(2)))
     struct RedirectTests {
+        /// The credential fields, and a field named as a secret, which follows the same rule.
         static let credentials = [
             "Authorization": "Bearer secret", "Cookie": "session=abc", "Proxy-Authorization": "Basic x",
+            "X-API-Key": "k-123",
         ]
 
         func route(_ url: URL, method: HTTPMethod = .get, body: String? = nil) -> TestRoute {
@@ -74,7 +76,9 @@ extension LoopbackIntegration {
             try await network.send(route(server.baseURL.appendingPathComponent("start")))
 
             let first = try #require(server.requests.first)
-            #expect(first.header("Authorization") == "Bearer secret", "the first request carries its credentials")
+            for (name, value) in Self.credentials {
+                #expect(first.header(name) == value, "the first request carries its \(name)")
+            }
             let hop = try #require(other.requests.first)
             let final = try #require(server.requests.last)
             #expect(final.path == "/final")
@@ -92,12 +96,16 @@ extension LoopbackIntegration {
             let server = try TestHTTPServer { _ in .redirect(302, to: otherURL.absoluteString + "/hop") }
             defer { server.stop() }
             let configuration = URLSessionTransport.statelessConfiguration()
-            configuration.httpAdditionalHeaders = ["Authorization": "Bearer from-config", "X-Client": "tests"]
+            configuration.httpAdditionalHeaders = [
+                "Authorization": "Bearer from-config", "X-API-Key": "key-from-config", "X-Client": "tests",
+            ]
             let network = Network(transport: try URLSessionTransport(configuration: configuration))
             try await network.send(TestRoute(server.baseURL.appendingPathComponent("start").absoluteString))
             #expect(server.requests.first?.header("Authorization") == "Bearer from-config")
+            #expect(server.requests.first?.header("X-API-Key") == "key-from-config")
             let hop = try #require(other.requests.first)
             #expect(hop.header("Authorization") == nil)
+            #expect(hop.header("X-API-Key") == nil, "a field named as a secret is a credential here too")
             #expect(hop.header("X-Client") == "tests", "other configured headers still go everywhere")
         }
 
@@ -124,6 +132,7 @@ extension LoopbackIntegration {
             try await network.send(route(server.baseURL.appendingPathComponent("start")))
             #expect(server.requests.count == 2)
             #expect(server.requests.last?.header("Authorization") == "Bearer secret")
+            #expect(server.requests.last?.header("X-API-Key") == "k-123")
         }
 
         @Test(arguments: TransportKind.all, [307, 308])

@@ -50,15 +50,15 @@ struct URLSessionApplePromisesTests {
     }
 
     @Test func aRedirectHandlerIsCalledOnceUnlessFoundationNetworkingWouldTrap() {
-        let apples = SessionDelegate.redirectHandling(callableAfterCancellation: true)
-        let linux = SessionDelegate.redirectHandling(callableAfterCancellation: false)
+        let apples = { SessionDelegate.callsRedirectHandler(sendEnded: $0, callableAfterCancellation: true) }
+        let linux = { SessionDelegate.callsRedirectHandler(sendEnded: $0, callableAfterCancellation: false) }
         // While the send goes on, the redirect is refused (the 3xx is the answer, followed by the delegate).
         #expect(apples(false) && linux(false))
         // Once it has ended (or the task is untracked): Apple's handler is still called; FoundationNetworking's
         // would trap after the cancellation that completes the task.
         #expect(apples(true))
         #expect(!linux(true))
-        #expect(SessionDelegate.refusesRedirect(true) == URLSessionFlavor.isApples)
+        #expect(SessionDelegate.callsRedirectHandler(sendEnded: true) == URLSessionFlavor.isApples)
     }
 
     @Test func aOneShotBodyAskedForAgainEndsTheSendWithATypedError() throws {

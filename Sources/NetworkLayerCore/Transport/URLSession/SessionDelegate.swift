@@ -221,26 +221,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // A WebSocket's handshake (Apple platforms) is no send the delegate tracks, and never ends: its redirect is
         // refused now, so that the 3xx is the handshake's answer (`.unacceptableStatus`), not a wait for its deadline.
         if task is URLSessionWebSocketTask { return completionHandler(nil) }
-        let refuses = Self.refusesRedirect
         if let state = tasks.withLock({ $0[task.taskIdentifier]?.state }) {
             state.withLock { state in
-                if refuses(state.hasEnded) { completionHandler(nil) }
+                if Self.callsRedirectHandler(sendEnded: state.hasEnded) { completionHandler(nil) }
             }
-        } else if refuses(true) {
+        } else if Self.callsRedirectHandler(sendEnded: true) {
             completionHandler(nil)
         }
     }
 
     /// Whether the redirect handler of a task is called (refusing the redirect), given whether its send has ended
-    /// (an untracked task's has): always on Apple platforms, where every completion handler is called once; on
-    /// Linux only while the send goes on, since FoundationNetworking traps when the handler runs after the task
-    /// was cancelled, and an ended send's task is cancelled, which completes it without the handler.
-    static let refusesRedirect = redirectHandling(callableAfterCancellation: URLSessionFlavor.isApples)
-
-    /// The rule of ``refusesRedirect`` for a URLSession that may (Apple's) or may not (FoundationNetworking's) have
-    /// the redirect handler called after the task's cancellation.
-    static func redirectHandling(callableAfterCancellation: Bool) -> @Sendable (_ sendEnded: Bool) -> Bool {
-        { sendEnded in !sendEnded || callableAfterCancellation }
+    /// (an untracked task's has): always where the handler may be called after the task's cancellation (Apple's
+    /// URLSession, where every completion handler is called once); otherwise only while the send goes on, since
+    /// FoundationNetworking traps when the handler runs after the task was cancelled, and an ended send's task is
+    /// cancelled, which completes it without the handler.
+    static func callsRedirectHandler(
+        sendEnded: Bool,
+        callableAfterCancellation: Bool = URLSessionFlavor.isApples
+    ) -> Bool {
+        !sendEnded || callableAfterCancellation
     }
 
     func urlSession(
