@@ -20,6 +20,15 @@ all_targets=(FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues Fuz
     FuzzWebSocketHandshake FuzzHostPool FuzzWebSocketLifecycle FuzzStateMachines FuzzJournal FuzzCacheFile FuzzPEM
     FuzzRedirects FuzzValidators FuzzMultipart)
 if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+for target in "${targets[@]}"; do
+    case " ${all_targets[*]} " in
+        *" $target "*) ;;
+        *)
+            echo "usage: .ci/fuzz.sh [seconds] [target ...]: no target \"$target\" (targets: ${all_targets[*]})" >&2
+            exit 2
+            ;;
+    esac
+done
 runs=()
 if [ -n "${FUZZ_MAX_RUNS:-}" ]; then runs=(-runs="$FUZZ_MAX_RUNS"); fi
 jobs="${FUZZ_JOBS:-1}"
@@ -81,7 +90,7 @@ for target in "${targets[@]}"; do
     printf 'fuzz: %-24s %14s %8s\n' "$name" "$executions" "$time"
     if [ "$status" != 0 ]; then
         # libFuzzer exits non-zero on a finding: then the whole report (the stack, the input in base64) is shown.
-        if [ -f "$work/$target.log" ]; then grep -v "# Uses:" "$work/$target.log" | tail -120; fi
+        if [ -f "$work/$target.log" ]; then { grep -v "# Uses:" "$work/$target.log" || true; } | tail -120; fi
         echo "fuzz: $target found an input that fails (above)" >&2
         failed="$failed $target"
     fi

@@ -18,7 +18,8 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let limit = 16 + Int(bytes.first ?? 0) * 8
     var whole = LineSplitter(maximumLength: limit)
     let wholeLines = (try? whole.push(bytes)).map { $0 + [whole.finish()].compactMap { $0 } }
-    let cut = bytes.isEmpty ? 0 : Int(bytes[bytes.startIndex]) % (bytes.count + 1)
+    // The cut from the next two bytes, not the cap's, so that a first push may pass the cap as well as stop short.
+    let cut = bytes.dropFirst().prefix(2).reduce(0) { $0 << 8 | Int($1) } % (bytes.count + 1)
     var split = LineSplitter(maximumLength: limit)
     let splitLines = (try? split.push(bytes.prefix(cut))).flatMap { first in
         (try? split.push(bytes.dropFirst(cut))).map { first + $0 + [split.finish()].compactMap { $0 } }

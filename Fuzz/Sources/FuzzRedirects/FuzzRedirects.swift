@@ -1,5 +1,4 @@
 import Foundation
-import NetworkLayerSupport
 
 @_spi(TransportKit) @testable import NetworkLayerCore
 
@@ -174,6 +173,14 @@ enum RFC3986 {
     }
 }
 
+/// A URL's origin (RFC 6454): its scheme, host and port, the scheme's own port when none is named; written here, not
+/// taken from the package, which decides by its own.
+private func webOrigin(of url: URL) -> String {
+    let scheme = url.scheme?.lowercased() ?? ""
+    let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+    return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+}
+
 /// Where the redirected requests start: https and http, a port, credentials in the URL, a query and a fragment.
 private let origins = [
     "https://api.example.com/v1/items?page=2", "http://127.0.0.1:8080/a/b/c",
@@ -228,10 +235,11 @@ public func fuzzOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             let got = RFC3986.recompose(RFC3986.withoutDotSegments(joined))
             precondition(got == expected, "joined \(to.absoluteString), RFC 3986 gives \(expected)")
         }
-        if RedirectChain.origin(of: from) != RedirectChain.origin(of: to) { leftOrigin = true }
+        if webOrigin(of: from) != webOrigin(of: to) { leftOrigin = true }
         if leftOrigin {
-            let fields = next.allHTTPHeaderFields ?? [:]
-            precondition(!fields.keys.contains { Redaction.isSecret($0) }, "a credential or secret followed to \(to)")
+            for name in ["Authorization", "Cookie", "X-API-Key"] {
+                precondition(next.value(forHTTPHeaderField: name) == nil, "\(name) followed to \(to)")
+            }
             precondition(next.value(forHTTPHeaderField: "X-Trace") == "kept", "an ordinary field was dropped")
             if let password = origin.password {
                 precondition(to.password != password || named, "the URL's password followed")

@@ -115,13 +115,22 @@ final class CacheStorage: Sendable {
 
     /// The file form of a record.
     static func encode(_ record: CacheRecord) -> Data? {
-        var metadata = record
-        var body = Data()
-        if case .response(var response) = record {
-            swap(&body, &response.body)
-            metadata = .response(response)
-        }
+        let (metadata, body) = split(record)
         guard let json = try? JSONEncoder().encode(metadata) else { return nil }
+        return framed(metadata: json, body: body)
+    }
+
+    /// A record without its body, and the body: what the file form holds as JSON, and what follows it as bytes.
+    static func split(_ record: CacheRecord) -> (metadata: CacheRecord, body: Data) {
+        guard case .response(var response) = record else { return (record, Data()) }
+        var body = Data()
+        swap(&body, &response.body)
+        return (.response(response), body)
+    }
+
+    /// The file form around a record's metadata, as JSON, and its body: the magic, the metadata's length, both, and
+    /// the checksum of all that.
+    static func framed(metadata json: Data, body: Data) -> Data {
         var data = magic
         data.appendBigEndian(UInt32(json.count))
         data.append(json)

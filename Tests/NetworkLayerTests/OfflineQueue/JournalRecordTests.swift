@@ -45,14 +45,13 @@ struct JournalRecordTests {
     /// Zeros where a crash left a file's end unwritten read as records of length 0 with a checksum of 0: they are a
     /// torn tail, cut off before the next append, not records.
     @Test func zerosAfterTheRecordsAreATornTail() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try ScratchDirectory()
+        defer { folder.remove() }
         let first = try Self.record(.queued, 1)
         let bytes = Journal.framed([first]) + Data(count: 16)
         #expect(Journal.parse(bytes).records == [first])
         #expect(Journal.parse(bytes).validLength == Journal.framed([first]).count)
-        let journal = Journal(file: folder.appendingPathComponent("journal"))
+        let journal = Journal(file: folder.url.appendingPathComponent("journal"))
         try bytes.write(to: journal.file)
         let second = try Self.record(.queued, 2)
         try journal.append([second])
@@ -63,10 +62,9 @@ struct JournalRecordTests {
     /// An empty record would read as a torn tail and hide every record after it: the journal refuses it with its
     /// failure, writes nothing of the batch, and keeps what it had.
     @Test func anEmptyRecordIsRefusedAndNothingOfItsBatchIsWritten() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let journal = Journal(file: folder.appendingPathComponent("journal"))
+        let folder = try ScratchDirectory()
+        defer { folder.remove() }
+        let journal = Journal(file: folder.url.appendingPathComponent("journal"))
         let first = try Self.record(.queued, 1)
         try journal.append([first])
         let failure = #expect(throws: Journal.Failure.self) {

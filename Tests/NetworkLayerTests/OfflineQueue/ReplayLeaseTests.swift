@@ -16,12 +16,12 @@ import Testing
 struct ReplayLeaseTests {
     /// A lease file in a directory of its own, and a clock the test moves.
     struct Fixture {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lease-\(UUID().uuidString)")
+        let directory: ScratchDirectory
         let clock = Locked<TimeInterval>(1_000_000)
-        var file: URL { directory.appendingPathComponent("replay.lock") }
+        var file: URL { directory.url.appendingPathComponent("replay.lock") }
 
         init() throws {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = try ScratchDirectory()
         }
 
         func lease(_ holder: UUID, lasting duration: TimeInterval = 90) throws -> ReplayLease? {
@@ -34,7 +34,7 @@ struct ReplayLeaseTests {
         }
 
         func remove() {
-            try? FileManager.default.removeItem(at: directory)
+            directory.remove()
         }
     }
 

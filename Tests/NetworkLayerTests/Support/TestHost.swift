@@ -29,15 +29,6 @@ enum TestHost {
         #endif
     }()
 
-    /// Whether URLSession is Apple's (not FoundationNetworking's): a value, so that code on both sides type-checks.
-    static let hasApplesURLSession: Bool = {
-        #if canImport(FoundationNetworking)
-            false
-        #else
-            true
-        #endif
-    }()
-
     /// The reason a test that starts another program gives where none can be started.
     static let processesOnly: Comment = "starts another program (Foundation's Process): macOS and Linux only"
 

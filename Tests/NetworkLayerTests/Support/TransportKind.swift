@@ -2,6 +2,8 @@ import Foundation
 import NetworkLayer
 import Testing
 
+@testable import NetworkLayerCore
+
 /// The transports of this package, for the tests every one of them must pass.
 enum TransportKind: String, Sendable, CustomTestStringConvertible {
     case urlSession = "URLSessionTransport"
@@ -20,7 +22,7 @@ enum TransportKind: String, Sendable, CustomTestStringConvertible {
     var isCurl: Bool { self != .urlSession }
 
     /// Whether this is Apple's URLSession, which no Mac has yet run against the hostile test servers.
-    var isUnobserved: Bool { self == .urlSession && TestHost.hasApplesURLSession }
+    var isUnobserved: Bool { self == .urlSession && URLSessionFlavor.isApples }
 
     /// The known issue of a transport not yet observed against a server.
     static let unobserved: Comment = "Apple's URLSession has not been observed against this server yet"

@@ -40,29 +40,6 @@ func repeatedChunks(_ block: Data, count: Int) -> AsyncStream<Data> {
     })
 }
 
-/// A scratch directory, removed by `remove()`.
-struct ScratchDirectory {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID())")
-
-    init() throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A file of `count` copies of `block`, written a copy at a time.
-    func file(named name: String, repeating block: Data, count: Int) throws -> URL {
-        let file = url.appendingPathComponent(name)
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        defer { try? handle.close() }
-        for _ in 0..<count { try handle.write(contentsOf: block) }
-        return file
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
 /// The parts of a `multipart/form-data` body: each part's header fields (names lowercased) and bytes.
 func multipartParts(of body: Data, boundary: String) -> [(headers: [String: String], body: Data)]? {
     let delimiter = Data("\r\n--\(boundary)".utf8)

@@ -72,11 +72,16 @@ final class ReferenceWebSocketServer: @unchecked Sendable {
             process.terminationHandler = { _ in exited.signal() }
             try process.run()
             let reading = output.fileHandleForReading
+            // A read blocks until bytes or the end of the output: past 20 s the server is killed, which ends it.
+            let processID = process.processIdentifier
+            let deadline = DispatchWorkItem { kill(processID, SIGKILL) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: deadline)
             let line: String = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     var line = Data()
-                    let started = Date()
-                    while !line.contains(10), Date().timeIntervalSince(started) < 20 {
+                    // Bounded in count too: a line of ports comes in a few reads.
+                    for _ in 0..<10_000 {
+                        if line.contains(10) { break }
                         let chunk = reading.availableData
                         if chunk.isEmpty { break }
                         line += chunk
@@ -84,6 +89,7 @@ final class ReferenceWebSocketServer: @unchecked Sendable {
                     continuation.resume(returning: String(decoding: line, as: UTF8.self))
                 }
             }
+            deadline.cancel()
             let words = line.split(whereSeparator: \.isWhitespace)
             guard words.count >= 5, words[0] == "PORTS", let deflate = Int(words[1]), let plain = Int(words[2]),
                 let hostile = Int(words[3]), let secure = Int(words[4])

@@ -5,13 +5,16 @@ import Testing
 
 /// The registry through which URLSessionTransport's delegate ends a WebSocket handshake (Apple platforms): the open
 /// or the task's completion, never a frame on the wire.
-@Suite("WebSocketHandshakes: a handshake ends when the delegate hears its task open or complete")
+@Suite(
+    "WebSocketHandshakes: a handshake ends when the delegate hears its task open or complete",
+    .timeLimit(.minutes(1)))
 struct WebSocketHandshakesTests {
-    /// Waits for `answer`, with a deadline far past the test's, so that only an event ends the wait.
+    /// Waits for `answer`, given before the wait in every test: an event ends it at once, and a lost event ends it
+    /// at a deadline, as `.timedOut`, which only the test that gives `.timedOut` itself accepts.
     func wait(_ answer: OnceAnswer<WebSocketHandshakes.End>) async -> WebSocketHandshakes.End {
         await withCheckedContinuation { continuation in
             answer.set(continuation)
-            answer.give(.timedOut, after: 600)
+            answer.give(.timedOut, after: 20)
         }
     }
 
