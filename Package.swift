@@ -80,6 +80,8 @@ let package = Package(
         .target(
             name: "CTestTLS", path: "Tests/CTestTLS",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Chooses the tests' flavor (NETWORKLAYER_TEST_FLAVOR) as the test process starts, before any decision reads it.
+        .target(name: "CTestFlavor", path: "Tests/CTestFlavor"),
         .target(
             name: "TLSTestServer", dependencies: ["HTTPTestServer", "CTestTLS"], path: "Tests/TLSTestServer",
             swiftSettings: swiftSettings),
@@ -99,6 +101,7 @@ let package = Package(
                 "NetworkLayerWebSockets", "NetworkLayerWebSocketFraming",
                 "HTTPTestServer",
                 "TLSTestServer",
+                "CTestFlavor",
                 // Programs the tests start: where a test can start one (iOS, tvOS, watchOS and visionOS start none).
                 .target(name: "networklayer-journal-child", condition: .when(platforms: [.macOS, .linux])),
                 .target(name: "networklayer-proxy-child", condition: .when(platforms: [.linux])),

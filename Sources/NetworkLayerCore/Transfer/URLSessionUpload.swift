@@ -50,16 +50,18 @@ final class URLSessionUpload: Sendable {
         return request
     }
 
-    /// Whether a streamed body's known length goes out as `Content-Length`: on Apple platforms. FoundationNetworking
-    /// gives libcurl no length for a body stream, and libcurl then sends it chunked, next to a `Content-Length` of
-    /// ours if there were one: a request that servers refuse. A constant, so that both ways type-check everywhere.
-    static let announcesStreamedLength = URLSessionFlavor.isApples
+    /// Whether a streamed body's known length goes out as `Content-Length`: with Apple's URLSession.
+    /// FoundationNetworking gives libcurl no length for a body stream, and libcurl then sends it chunked, next to a
+    /// `Content-Length` of ours if there were one: a request that servers refuse. A fact of the URLSession under the
+    /// transport (``URLSessionEngine``), a constant so that both ways type-check everywhere.
+    static let announcesStreamedLength = URLSessionEngine.isApples
 
-    /// Whether a streamed body reaches URLSession through a bound stream pair (Apple platforms: the way Foundation
-    /// documents, a stream with the events and scheduling URLSession drives) or as an ``UploadInputStream`` that
-    /// blocks in `read` (FoundationNetworking, which reads body streams synchronously and has no bound pairs). A
-    /// constant rather than a compile-time branch, so that both ways type-check everywhere.
-    static let handsOverThroughBoundStreams = URLSessionFlavor.isApples
+    /// Whether a streamed body reaches URLSession through a bound stream pair that ``UploadStreamFeeder`` fills
+    /// (Apple's decision: the way Foundation documents, a stream with the events and scheduling URLSession drives)
+    /// or as an ``UploadInputStream`` that blocks in `read` (Linux's: FoundationNetworking reads body streams
+    /// synchronously and has no bound pairs). The one place the choice is made, by `PlatformFlavor`: in the tests'
+    /// Apple flavor on Linux, FoundationNetworking reads a stand-in bound pair.
+    static var handsOverThroughBoundStreams: Bool { PlatformFlavor.current.isApple }
 
     /// A task that sends `request` with the body from its start.
     func makeTask(for request: URLRequest, in session: URLSession) -> URLSessionTask {

@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 /// Copies an upload body from its ``ChunkReader`` into the output end of a bound stream pair, on a thread of its
 /// own, while URLSession reads the input end: how ``URLSessionTransport`` hands a multipart form or a `.stream` body
@@ -134,7 +135,7 @@ enum UploadStreamFeeder {
     }
 
     /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
-    /// Foundation has no bound pairs (FoundationNetworking). `failed` hears a reader's failure (the send ends with
+    /// there is no bound pair (FoundationNetworking, but for the Apple flavor's stand-in). `failed` hears a reader's failure (the send ends with
     /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly. A body that did not
     /// end well is closed only once `taskCompleted` says its task has completed, after `cancelTask`.
     static func start(
@@ -144,7 +145,7 @@ enum UploadStreamFeeder {
         taskCompleted: @escaping @Sendable () -> Bool,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
-        guard let (input, output) = boundPair() else { return nil }
+        guard let (input, output) = boundPair(until: stopped) else { return nil }
         output.open()
         let handOff = HandOff(reader: reader, output: output)
         let thread = Thread {
@@ -169,11 +170,12 @@ enum UploadStreamFeeder {
     }
 
     /// A bound stream pair: the one Apple-only call of the upload path. FoundationNetworking has no
-    /// `Stream.getBoundStreams`, and reads a body stream synchronously, so there ``UploadInputStream`` is handed over
+    /// `Stream.getBoundStreams`: there the pair is the Apple flavor's stand-in (`PlatformFlavor.StandIns`), which
+    /// `stopped` lets end a read that waits for bytes, and Linux's own flavor hands an ``UploadInputStream`` over
     /// instead (``URLSessionUpload/handsOverThroughBoundStreams``).
-    private static func boundPair() -> (InputStream, OutputStream)? {
+    private static func boundPair(until stopped: @escaping @Sendable () -> Bool) -> (InputStream, OutputStream)? {
         #if canImport(FoundationNetworking)
-            return nil
+            return PlatformFlavor.current.standIns?.boundStreams(chunkSize, stopped)
         #else
             var input: InputStream?
             var output: OutputStream?

@@ -54,7 +54,7 @@ import NetworkLayerSupport
 ///   with a length and a checksum, flushed with `fsync` before the caller hears "queued". A record torn by a crash
 ///   is ignored; those before it are never lost. The queue survives restarts: a new instance on the same directory finds what an old one queued.
 /// - Replay runs oldest first: on ``flush()``, after any later request through this middleware succeeds, and on
-///   Apple platforms when the network path becomes satisfied. A `2xx` (or `3xx`) delivers an entry; a `4xx` (or a
+///   Apple platforms when the network path comes back (not when the queue opens: call ``flush()`` for that). A `2xx` (or `3xx`) delivers an entry; a `4xx` (or a
 ///   request that can no longer be built) moves it to the dead letters, which the app can read (``deadLetters()``)
 ///   and clear; a `5xx` or another failure to reach the server stops the replay there, keeping the order, and
 ///   automatic replays back off (1 s, doubling, at most 5 minutes, on the network's ``Network/clock``).
@@ -130,9 +130,8 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     private func uptime() -> UInt64 { machine.withLock { $0.clock }.nanoseconds() }
     /// Starts an automatic replay off the caller's path: a new task, or what a test records.
     private let startInBackground: @Sendable (@escaping @Sendable () async -> Void) -> Void
-    #if canImport(Network)
-        private let pathWatcher = PathWatcher()
-    #endif
+    /// Tells the queue when the network path comes back (Apple's decision; none on Linux).
+    private let pathWatcher: PathWatcher?
 
     /// Opens (or creates) the queue in `directory`; it replays through the network it becomes part of.
     ///
@@ -172,6 +171,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         startInBackground: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void = { work in
             Task { await work() }
         },
+        pathWatcher: PathWatcher? = PathWatcher.make(),
         onEvent: @escaping @Sendable (Event) -> Void
     ) throws {
         try FileManager.default.createDirectory(
@@ -182,6 +182,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
         machine = Locked(ReplayState(network: network))
         replaysAreFixed = network != nil
         self.startInBackground = startInBackground
+        self.pathWatcher = pathWatcher
         self.onEvent = onEvent
         startWatchingThePath()
     }
@@ -475,9 +476,7 @@ public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {
     }
 
     private func startWatchingThePath() {
-        #if canImport(Network)
-            pathWatcher.start { [weak self] in self?.replayInBackground() }
-        #endif
+        pathWatcher?.start { [weak self] in self?.replayInBackground() }
     }
 }
 

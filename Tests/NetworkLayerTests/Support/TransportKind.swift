@@ -21,8 +21,13 @@ enum TransportKind: String, Sendable, CustomTestStringConvertible {
     /// Whether the transport is a CurlTransport.
     var isCurl: Bool { self != .urlSession }
 
-    /// Whether this is Apple's URLSession, which no Mac has yet run against the hostile test servers.
-    var isUnobserved: Bool { self == .urlSession && URLSessionFlavor.isApples }
+    /// Whether the run expects what Apple's URLSession does of this transport: a `URLSessionTransport` in Apple's
+    /// flavor, on a Mac, or on Linux in the Apple flavor (``TestFlavor``), where the expectations a Mac holds run
+    /// too, against FoundationNetworking.
+    var expectsApplesURLSession: Bool { self == .urlSession && TestFlavor.isApple }
+
+    /// Whether the expectations are of Apple's URLSession, which no Mac has yet run against the hostile test servers.
+    var isUnobserved: Bool { expectsApplesURLSession }
 
     /// The known issue of a transport not yet observed against a server.
     static let unobserved: Comment = "Apple's URLSession has not been observed against this server yet"
@@ -56,7 +61,9 @@ enum TransportKind: String, Sendable, CustomTestStringConvertible {
     ) throws -> any Transport {
         switch self {
         case .urlSession:
-            return URLSessionTransport(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+            let transport = URLSessionTransport(
+                redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)
+            return AppleURLSessionDouble.wrapsTransports ? AppleURLSessionDouble(transport) : transport
         case .curl:
             #if os(Linux)
                 return try CurlTransport(redirectPolicy: redirectPolicy, maximumResponseSize: maximumResponseSize)

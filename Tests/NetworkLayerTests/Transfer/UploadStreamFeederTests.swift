@@ -166,15 +166,17 @@ struct UploadStreamFeederTests {
         #expect(!output.isClosed, "no end of stream reaches a task still running")
     }
 
-    @Test func linuxHandsTheReaderOverDirectlyAndApplePlatformsThroughABoundPair() {
-        #if canImport(FoundationNetworking)
-            #expect(!URLSessionUpload.handsOverThroughBoundStreams)
+    @Test func aBoundPairIsFilledOnApplesDecisionsOnly() throws {
+        // Apple's: a bound pair (the system's; in the Apple flavor on Linux, the stand-in) that a thread fills from
+        // the reader. Linux's: no pair (URLSession reads the reader itself, through an UploadInputStream).
+        #expect(URLSessionUpload.handsOverThroughBoundStreams == TestFlavor.isApple)
+        let input = UploadStreamFeeder.start(
+            DataChunkReader(Data([1, 2, 3])), until: { false }, cancelTask: {}, taskCompleted: { true },
+            failed: { _ in })
+        #expect((input != nil) == TestFlavor.isApple)
+        if let input {
             #expect(
-                UploadStreamFeeder.start(
-                    DataChunkReader(Data([1])), until: { false }, cancelTask: {}, taskCompleted: { true },
-                    failed: { _ in }) == nil)
-        #else
-            #expect(URLSessionUpload.handsOverThroughBoundStreams)
-        #endif
+                URLSessionApplePromisesTests.read(input, upTo: 4) == Data([1, 2, 3]), "the whole body, then its end")
+        }
     }
 }

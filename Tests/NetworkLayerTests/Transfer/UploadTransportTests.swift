@@ -172,7 +172,7 @@ extension LoopbackIntegration {
             let (upload, sent, file) = try body.body()
             defer { try? FileManager.default.removeItem(at: file) }
             try await network.upload(UploadRoute(server, "first"), from: .data(Data("warm".utf8)))
-            if kind == .urlSession && URLSessionFlavor.isApples {
+            if kind.expectsApplesURLSession {
                 // Apple's URLSession may send an idempotent request again on its own, or fail it (Apple's QA1941):
                 // not yet observed here, so only the package's promise is asserted. Whole, or failed typed.
                 do {

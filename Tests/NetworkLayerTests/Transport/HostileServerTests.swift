@@ -454,7 +454,7 @@ extension LoopbackIntegration {
                 #expect(String(decoding: second, as: UTF8.self) == "REAL")
                 #expect(server.requests.count == 2)
                 #expect(server.acceptedConnections == 2, "the request went out on a fresh connection")
-            case .urlSession where URLSessionFlavor.isApples:
+            case .urlSession where kind.expectsApplesURLSession:
                 withKnownIssue(TransportKind.unobserved, isIntermittent: true) {
                     #expect(String(decoding: second, as: UTF8.self) == "REAL")
                 }
@@ -485,7 +485,7 @@ extension LoopbackIntegration {
                 case .transport(.connectionLost, _): break
                 // The connection died before any answer (Apple's URLSession may report the 413's close so): a POST
                 // that may have reached the server, not sent again.
-                case .transport(.badResponse, _) where URLSessionFlavor.isApples && error?.transience == .noResponse:
+                case .transport(.badResponse, _) where TestFlavor.isApple && error?.transience == .noResponse:
                     break
                 default: Issue.record("expected the 413 or a lost connection, got \(String(describing: error))")
                 }

@@ -15,8 +15,14 @@ struct RequestRulesTests {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers { AppleURLSessionDouble.setValue(value, forHTTPHeaderField: name, in: &request) }
         return request
+    }
+
+    /// Whether `request` carries a header name with a line break: Apple's `URLRequest` may drop one as it is set,
+    /// and then there is nothing to refuse (played in the Apple flavor by ``AppleURLSessionDouble``).
+    static func carriesABrokenName(_ request: URLRequest) -> Bool {
+        (request.allHTTPHeaderFields ?? [:]).keys.contains { $0.contains(where: \.isNewline) }
     }
 
     static let refused: [(String, URLRequest, NetworkError.RequestPart)] = [
@@ -32,6 +38,11 @@ struct RequestRulesTests {
 
     @Test(arguments: refused)
     func whatMayNotBeSentIsRefusedNamingThePart(name: String, request: URLRequest, part: NetworkError.RequestPart) {
+        if part == .headers && !Self.carriesABrokenName(request) {
+            // The request never held it: nothing with a line break can be sent, and the rest is sent as it is.
+            #expect(throws: Never.self, "\(name)") { _ = try RequestRules.check(request) }
+            return
+        }
         #expect(throws: NetworkError.self, "\(name)") { _ = try RequestRules.check(request) }
         do {
             _ = try RequestRules.check(request)
@@ -92,6 +103,7 @@ struct RequestRulesTests {
         ] {
             var request = Self.request(server.baseURL.absoluteString, headers: bad)
             if part == .body { request.httpBody = Data("x".utf8) }
+            if part == .headers && !Self.carriesABrokenName(request) { continue }  // dropped as it was set
             do {
                 _ = try await transport.send(request)
                 Issue.record("\(name) was sent")

@@ -58,7 +58,35 @@ struct URLSessionApplePromisesTests {
         // would trap after the cancellation that completes the task.
         #expect(apples(true))
         #expect(!linux(true))
-        #expect(SessionDelegate.callsRedirectHandler(sendEnded: true) == URLSessionFlavor.isApples)
+        #expect(SessionDelegate.callsRedirectHandler(sendEnded: true) == URLSessionEngine.isApples)
+    }
+
+    /// A streamed upload's task, never resumed: the body stream's feeder, on Apple's decisions, needs the task it
+    /// feeds (a body that did not end well is held open until that task has completed).
+    static func unsentTask() -> (URLSession, URLSessionTask) {
+        let session = URLSession(configuration: URLSessionTransport.statelessConfiguration())
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:9/upload")!)
+        request.httpMethod = "POST"
+        return (session, session.uploadTask(withStreamedRequest: request))
+    }
+
+    /// What `stream` gives, up to `count` bytes or its end, read as URLSession reads it: when it says it has bytes.
+    static func read(_ stream: InputStream, upTo count: Int) -> Data {
+        stream.open()
+        defer { stream.close() }
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while received.count < count, ContinuousClock.now < deadline {
+            guard stream.hasBytesAvailable else {
+                Thread.sleep(forTimeInterval: 0.01)
+                continue
+            }
+            let read = stream.read(&buffer, maxLength: buffer.count)
+            guard read > 0 else { break }
+            received.append(contentsOf: buffer[0..<read])
+        }
+        return received
     }
 
     @Test func aOneShotBodyAskedForAgainEndsTheSendWithATypedError() throws {
@@ -68,13 +96,16 @@ struct URLSessionApplePromisesTests {
         }
         let upload = try URLSessionUpload(.stream(chunks, length: 4))
         defer { upload.close() }
+        let (session, task) = Self.unsentTask()
+        defer { session.invalidateAndCancel() }
         let failures = Locked([NetworkError]())
-        let first = upload.makeBodyStream(for: nil) { error in failures.withLock { $0.append(error) } }
-        #expect(first != nil)
+        let first = upload.makeBodyStream(for: task) { error in failures.withLock { $0.append(error) } }
+        let stream = try #require(first, "the body, the first time (\(failures.withLock { $0 }))")
+        #expect(Self.read(stream, upTo: 4) == Data("part".utf8))
         #expect(failures.withLock { $0.isEmpty })
         // URLSession asks again on its own (a challenge, a kept-alive connection that closed): no second body, and
         // the send ends with the package's error, not URLSession's -1021.
-        let second = upload.makeBodyStream(for: nil) { error in failures.withLock { $0.append(error) } }
+        let second = upload.makeBodyStream(for: task) { error in failures.withLock { $0.append(error) } }
         #expect(second == nil)
         let failure = try #require(failures.withLock { $0.first })
         guard case .invalidRequest(.body, let reason, _) = failure else {
@@ -87,11 +118,29 @@ struct URLSessionApplePromisesTests {
     @Test func aMultipartBodyAskedForAgainStartsOver() throws {
         var form = MultipartForm(boundary: "b")
         form.append("value", name: "field")
+        let encoded = try form.encoded()
         let upload = try URLSessionUpload(.multipart(form))
         defer { upload.close() }
+        let (session, task) = Self.unsentTask()
+        defer { session.invalidateAndCancel() }
         let failures = Locked(0)
-        #expect(upload.makeBodyStream(for: nil) { _ in failures.withLock { $0 += 1 } } != nil)
-        #expect(upload.makeBodyStream(for: nil) { _ in failures.withLock { $0 += 1 } } != nil)
+        for attempt in 1...2 {
+            let stream = upload.makeBodyStream(for: task) { _ in failures.withLock { $0 += 1 } }
+            let body = try #require(stream, "the form, attempt \(attempt)")
+            #expect(Self.read(body, upTo: encoded.count + 1) == encoded, "the whole form again, attempt \(attempt)")
+        }
         #expect(failures.withLock { $0 } == 0)
+    }
+
+    @Test func theBodyStreamIsHandedOverAsTheFlavorDecides() throws {
+        let upload = try URLSessionUpload(.multipart(MultipartForm(boundary: "b")))
+        defer { upload.close() }
+        let (session, task) = Self.unsentTask()
+        defer { session.invalidateAndCancel() }
+        let stream = try #require(upload.makeBodyStream(for: task) { _ in })
+        // Apple's decision, on a Mac and in the Apple flavor on Linux: the input of a bound pair that a thread
+        // fills; Linux's: a stream that reads the body itself, as URLSession reads it.
+        #expect(URLSessionUpload.handsOverThroughBoundStreams == TestFlavor.isApple)
+        #expect((stream is UploadInputStream) == !TestFlavor.isApple, "\(type(of: stream))")
     }
 }

@@ -138,9 +138,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Whether suspending a data task pauses its transfer: on Apple platforms it does; FoundationNetworking's
+    /// Whether suspending a data task pauses its transfer: with Apple's URLSession it does; FoundationNetworking's
     /// `suspend()` would restart the transfer, so there the stream only bounds how far the reader may fall behind.
-    static let suspendingPausesTheTransfer = URLSessionFlavor.isApples
+    /// A fact of the URLSession under the transport (``URLSessionEngine``), not of the flavor.
+    static let suspendingPausesTheTransfer = URLSessionEngine.isApples
 
     /// What the body stream asks of a data task: suspending it while the reader is behind, where that pauses it.
     /// The stream hands pauses and resumes over in the order it decided them (``ProducerCommands``).
@@ -237,7 +238,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// cancelled, which completes it without the handler.
     static func callsRedirectHandler(
         sendEnded: Bool,
-        callableAfterCancellation: Bool = URLSessionFlavor.isApples
+        callableAfterCancellation: Bool = URLSessionEngine.isApples
     ) -> Bool {
         !sendEnded || callableAfterCancellation
     }
@@ -248,11 +249,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        // One decision on every platform (ChallengeAnswer); each URLSession carries it out its own way.
+        let answer = ChallengeAnswer.to(
+            method: challenge.protectionSpace.authenticationMethod, hasExtraAuthorities: !trustedCertificates.isEmpty)
         #if canImport(FoundationNetworking)
-            // FoundationNetworking asks only after the whole 401 has arrived, and without an answer the task never
-            // completes (swift-corelibs-foundation #5456). The transport answers no challenge with credentials of
-            // its own: the 401, its WWW-Authenticate and its body are the result, delivered now, and the challenge
-            // is cancelled afterwards, off the delegate queue, since cancelling waits for the session's work queue.
+            // FoundationNetworking asks about no server trust, and about an authentication method only after the
+            // whole 401 (or 407) has arrived; without an answer the task never completes (swift-corelibs-foundation
+            // #5456), and its `.rejectProtectionSpace` cancels the task. So `.refuse` is carried out here: the 401,
+            // its WWW-Authenticate and its body are the result, delivered now, and the challenge is cancelled
+            // afterwards, off the delegate queue, since cancelling waits for the session's work queue.
+            guard answer == .refuse else { return completionHandler(.performDefaultHandling, nil) }
             if let context = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }),
                 let response = (challenge.failureResponse ?? context.response) as? HTTPURLResponse
             {
@@ -264,11 +270,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
             canceller.run { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
-            // Apple's URLSession asks about server trust and every other method (see ChallengeAnswer). Refusing a
-            // protection space continues without credentials: with none left, the 401 completes as a response.
-            let answer = ChallengeAnswer.to(
-                method: challenge.protectionSpace.authenticationMethod,
-                hasExtraAuthorities: !trustedCertificates.isEmpty)
+            // Apple's URLSession asks about server trust and every other method. Refusing a protection space
+            // continues without credentials (Apple's URL Loading System Programming Guide lists it under
+            // "Continuing Without Credentials"): with none left, the 401 completes as the response.
             switch answer {
             case .systemTrust:
                 completionHandler(.performDefaultHandling, nil)

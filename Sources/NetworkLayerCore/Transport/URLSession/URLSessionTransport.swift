@@ -328,7 +328,7 @@ public final class URLSessionTransport: Transport {
                 // Your session may have sent it twice on Linux: no error there says it was sent once.
                 let result = TaskContext.result(
                     body: data ?? Data(), response: response, error: error, request: original,
-                    deadline: original.timeoutInterval, sentOnce: URLSessionFlavor.isApples)
+                    deadline: original.timeoutInterval, sentOnce: URLSessionEngine.isApples)
                 SendState.end(state, with: result, workFinished: true, cancel: canceller.cancel)
             }
         }
@@ -360,7 +360,7 @@ public final class URLSessionTransport: Transport {
     ) -> (session: URLSession, delegate: SessionDelegate)? {
         guard let delegate else { return nil }
         let hasBody = upload != nil || request.httpBody?.isEmpty == false || request.httpBodyStream != nil
-        guard !URLSessionFlavor.isApples, hasBody || !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
+        guard !URLSessionEngine.isApples, hasBody || !RetryOption.idempotentMethodsOnly.allowsSendingAgain(request)
         else { return (session, delegate) }
         let oneOff = delegate.oneOff()
         return (
