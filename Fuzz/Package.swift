@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.3
 // libFuzzer targets for every parser of bytes that come from the network or the disk, one executable each. Not part
 // of the package users depend on: `.ci/fuzz.sh` builds them with `-sanitize=fuzzer,address` and runs each for a
 // bounded time.

@@ -17,12 +17,12 @@ struct ReplayStateTests {
     typealias Machine = ReplayState<Int>
 
     /// A state to start from, reached through events.
-    enum Start: String, CaseIterable, Sendable {
+    enum Start: String, CaseIterable, Codable, Sendable {
         case idle, backingOff, replaying, replayingWithWaiters
     }
 
     /// An event to send.
-    enum Event: String, CaseIterable, Sendable {
+    enum Event: String, CaseIterable, Codable, Sendable {
         case startAutomatic, startFlush, end, wait, cancelWaiting, cancelUnknown
     }
 
@@ -49,7 +49,8 @@ struct ReplayStateTests {
     ]
 
     /// The events that cannot happen in a state, and stop the process (a `preconditionFailure`) if they do: only
-    /// the caller that started a replay ends it. Trapping is not run here (exit tests need tools 6.2).
+    /// the caller that started a replay ends it. Each stops a process of its own here (an exit test, where one can
+    /// start: macOS and Linux).
     static let impossible: Set<String> = ["idle.end", "backingOff.end"]
 
     /// Every pair of a state and an event.
@@ -100,6 +101,15 @@ struct ReplayStateTests {
     func anEventThatCanHappenAnswersAsTheTableSays(start: Start, event: Event) {
         #expect(Self.run(event, in: start) == Self.table[start]?[event])
     }
+
+    #if os(macOS) || os(Linux)
+        @Test(arguments: cells.filter { impossible.contains("\($0.0).\($0.1)") })
+        func anImpossibleEventStopsTheProcess(start: Start, event: Event) async {
+            await #expect(processExitsWith: .failure, "\(start).\(event)") { [start, event] in
+                _ = Self.run(event, in: start)
+            }
+        }
+    #endif
 
     @Test func everyEventInEveryStateEitherAnswersOrIsNamedImpossible() {
         let answered = Set(Self.cells.filter { Self.table[$0.0]?[$0.1] != nil }.map { "\($0.0).\($0.1)" })

@@ -36,4 +36,22 @@ struct PlatformFlavorTests {
             }
         }
     }
+
+    #if os(macOS) || os(Linux)
+        @Test func aFlavorAdoptedAfterADecisionReadOneStopsTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                _ = PlatformFlavor.current
+                PlatformFlavor.adopt(.build)
+            }
+        }
+
+        @Test func anotherPlatformsDecisionsWithoutStandInsStopTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                // Nothing read the flavor yet: the missing stand-ins stop it (in the Apple flavor, so does the
+                // flavor adopted as the process started).
+                let other: PlatformFlavor.Platform = PlatformFlavor.build.platform == .apple ? .linux : .apple
+                PlatformFlavor.adopt(PlatformFlavor(platform: other, standIns: nil))
+            }
+        }
+    #endif
 }

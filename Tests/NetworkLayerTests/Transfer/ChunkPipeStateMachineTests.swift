@@ -64,8 +64,9 @@ struct ChunkPipeStateMachineTests {
     ]
 
     /// The events that cannot happen in a state, and stop the process (a `preconditionFailure`) if they do: one
-    /// producer writes at a time and ends once, one reader reads at a time. Trapping is not run here (exit tests need
-    /// tools 6.2); the fuzz target drives every sequence the callers can make and never reaches one of these.
+    /// producer writes at a time and ends once, one reader reads at a time. Each stops a process of its own here (an
+    /// exit test, where one can start: macOS and Linux); the fuzz target drives every sequence the callers can make
+    /// and never reaches one of these.
     static let impossible: Set<String> = [
         "writerWaits.write", "writerWaits.waitForRoom", "writerWaits.finish", "pullerWaits.read",
         "blockedReaderWaits.pull", "blockedReaderWaits.read",
@@ -170,6 +171,15 @@ struct ChunkPipeStateMachineTests {
     func anEventThatCanHappenAnswersAsTheTableSays(start: Start, event: Event) {
         #expect(Self.run(event, in: start) == Self.table[start]?[event])
     }
+
+    #if os(macOS) || os(Linux)
+        @Test(arguments: cells.filter { impossible.contains("\($0.0).\($0.1)") })
+        func anImpossibleEventStopsTheProcess(start: Start, event: Event) async {
+            await #expect(processExitsWith: .failure, "\(start).\(event)") { [start, event] in
+                _ = Self.run(event, in: start)
+            }
+        }
+    #endif
 
     @Test func everyEventInEveryStateEitherAnswersOrIsNamedImpossible() {
         let answered = Set(Self.cells.filter { Self.table[$0.0]?[$0.1] != nil }.map { "\($0.0).\($0.1)" })

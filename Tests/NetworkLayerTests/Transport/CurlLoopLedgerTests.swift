@@ -65,5 +65,28 @@
             let end = ledger.nextAdmitted()
             #expect(d == "d" && end == nil)
         }
+
+        @Test("Two transfers for one send, one handle for two sends, a transfer held after the stop, a hand-over never begun: each stops the process")
+        func whatCannotHappenStopsTheProcess() async {
+            await #expect(processExitsWith: .failure, "two transfers for one send") {
+                var ledger = Ledger()
+                ledger.hold(Transfer(), id: 1, handle: 10)
+                ledger.hold(Transfer(), id: 1, handle: 10)
+            }
+            await #expect(processExitsWith: .failure, "one easy handle for two sends") {
+                var ledger = Ledger()
+                ledger.hold(Transfer(), id: 1, handle: 10)
+                ledger.hold(Transfer(), id: 2, handle: 10)
+            }
+            await #expect(processExitsWith: .failure, "a stopped loop holds no transfer") {
+                var ledger = Ledger()
+                _ = ledger.stop()
+                ledger.hold(Transfer(), id: 1, handle: 10)
+            }
+            await #expect(processExitsWith: .failure, "no hand-over in progress") {
+                var ledger = Ledger()
+                _ = ledger.nextAdmitted()
+            }
+        }
     }
 #endif

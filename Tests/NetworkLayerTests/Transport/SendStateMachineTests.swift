@@ -60,8 +60,9 @@ struct SendStateMachineTests {
     ]
 
     /// The events that cannot happen in a state, and stop the process (a `preconditionFailure`) if they do: one
-    /// caller attaches once, the deadline is watched once. Trapping is not run here (exit tests need tools 6.2); the
-    /// fuzz target drives every sequence the callers can make and never reaches one of these.
+    /// caller attaches once, the deadline is watched once. Each stops a process of its own here (an exit test, where
+    /// one can start: macOS and Linux); the fuzz target drives every sequence the callers can make and never reaches
+    /// one of these.
     static let impossible: Set<String> = [
         "startingWatched.watch", "running.attach", "runningWithWork.attach", "runningWatched.attach",
         "runningWatched.watch", "ended.attach",
@@ -134,6 +135,15 @@ struct SendStateMachineTests {
     func anEventThatCanHappenAnswersAsTheTableSays(start: Start, event: Event) {
         #expect(Self.run(event, in: start) == Self.table[start]?[event])
     }
+
+    #if os(macOS) || os(Linux)
+        @Test(arguments: cells.filter { impossible.contains("\($0.0).\($0.1)") })
+        func anImpossibleEventStopsTheProcess(start: Start, event: Event) async {
+            await #expect(processExitsWith: .failure, "\(start).\(event)") { [start, event] in
+                _ = Self.run(event, in: start)
+            }
+        }
+    #endif
 
     @Test func everyEventInEveryStateEitherAnswersOrIsNamedImpossible() {
         let answered = Set(Self.cells.filter { Self.table[$0.0]?[$0.1] != nil }.map { "\($0.0).\($0.1)" })

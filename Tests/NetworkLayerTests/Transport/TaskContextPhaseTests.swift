@@ -49,4 +49,28 @@ struct TaskContextPhaseTests {
         context.receive(head(206))
         #expect((context.response as? HTTPURLResponse)?.statusCode == 200)
     }
+
+    #if os(macOS) || os(Linux)
+        @Test("A head delivered twice, or to a send that does not stream, stops the process")
+        func aHeadDeliveredTwiceStopsTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                var context = TaskContextPhaseTests().context(streaming: true)
+                context.deliver(TaskContextPhaseTests().head(200))
+                context.deliver(TaskContextPhaseTests().head(200))
+            }
+            await #expect(processExitsWith: .failure) {
+                var context = TaskContextPhaseTests().context(streaming: false)
+                context.deliver(TaskContextPhaseTests().head(200))
+            }
+        }
+
+        @Test("Body bytes collected once the body goes to its stream stop the process")
+        func bytesCollectedForAStreamStopTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                var context = TaskContextPhaseTests().context(streaming: true)
+                context.deliver(TaskContextPhaseTests().head(200))
+                _ = context.collect(Data("x".utf8), limit: 10)
+            }
+        }
+    #endif
 }

@@ -174,7 +174,7 @@ struct CurlWebSocketStateMachineTests {
     }
 
     /// The events that cannot happen in a state: the machine stops the process (`preconditionFailure`) rather than
-    /// answer them. Not run here: an exit test needs Swift Testing of tools 6.2, and the package builds with 6.1.
+    /// answer them, each in a process of its own here (an exit test).
     static let impossible: Set<String> = [
         "full writeBlocked", "paused readText", "paused readClose",
         // With nothing to write (the outbox empty, or the socket watched for room), or after the end.
@@ -308,6 +308,17 @@ struct CurlWebSocketStateMachineTests {
             var machine = Self.machine(in: start)
             let answer = Self.send(event, to: &machine)
             #expect(answer == Self.table[cell], "\(cell)")
+        }
+    }
+
+    @Test("An impossible event stops the process", arguments: impossible.sorted())
+    func anImpossibleEventStopsTheProcess(_ cell: String) async throws {
+        let parts = cell.split(separator: " ").map(String.init)
+        let start = try #require(Start(rawValue: parts[0]))
+        let event = try #require(Event(rawValue: parts[1]))
+        await #expect(processExitsWith: .failure, "\(cell)") { [start = start as Start, event = event as Event] in
+            var machine = Self.machine(in: start)
+            _ = Self.send(event, to: &machine)
         }
     }
 

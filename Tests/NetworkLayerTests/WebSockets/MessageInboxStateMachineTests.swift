@@ -97,7 +97,7 @@ struct MessageInboxStateMachineTests {
         "The reader gets room while the inbox has it, false after the end, and waits while it is full",
         arguments: Situation.allCases)
     func waitForRoom(_ situation: Situation) {
-        guard situation != .openFullWithReader else { return }  // one reader: a second is a precondition failure
+        guard situation != .openFullWithReader else { return }  // one reader: a second stops the process (below)
         var machine = situation.machine
         let answer = machine.waitForRoom(9, capacity: 2)
         switch situation {
@@ -173,4 +173,14 @@ struct MessageInboxStateMachineTests {
         #expect(machine.cancelReceive(1) == nil)
         #expect(!machine.waiting.receive)
     }
+
+    #if os(macOS) || os(Linux)
+        @Test("A second reader waiting for room stops the process")
+        func aSecondReaderWaitingForRoomStopsTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                var machine = Situation.openFullWithReader.machine
+                _ = machine.waitForRoom(9, capacity: 1)
+            }
+        }
+    #endif
 }
