@@ -3,11 +3,12 @@
 only a Mac would run into.
 
 Linux builds type-check only the Linux side of every `#if`, link Glibc, and never check `@available`. So a
-Glibc-only spelling, `CurlTransport` or `Process` named outside a branch that Apple's mobile platforms never compile,
-an API newer than the package's platform floor, or a language or Swift Testing feature newer than its tools version
-passes CI here and breaks the Mac build. A background session configuration in the library, or a URLSession delegate
-method that can return without calling its completion handler, builds everywhere and fails only at run time; a
-workflow that names an Xcode by its path fails the day the runner image drops that Xcode.
+Glibc-only spelling, `CurlTransport`, `Process` or an exit test named outside a branch that Apple's mobile platforms
+never compile, or an API newer than the package's platform floor, passes CI here and breaks the Mac build. A
+background session configuration in the library, or a URLSession delegate method that can return without calling its
+completion handler, builds everywhere and fails only at run time; a workflow that names an Xcode by its path fails
+the day the runner image drops that Xcode, and one that downloads a platform at run time fails for the network's
+reasons.
 
 Each rule is one line of data below: the pattern, where it may appear, and why; two rules that need more than a
 pattern (the Glibc import, the delegate's completion handler) are checked by code, with their examples next to
@@ -15,7 +16,7 @@ them. Run with no arguments to check Sources/ and Tests/ (Swift), and .github/ a
 scripts; exit 1 on any finding); `--self-test` plants every rule's example in a scratch file and checks that the
 rule finds it, and that its fixed form passes.
 
-The platform floor (macOS 13, iOS 16, tvOS 16, watchOS 9, visionOS 1) and the tools version (6.1) are the ones in
+The platform floor (macOS 13, iOS 16, tvOS 16, watchOS 9, visionOS 1) and the tools version (6.3) are the ones in
 Package.swift; the script checks that they still are, so that raising either means revisiting these rules.
 """
 
@@ -25,14 +26,15 @@ import sys
 import tempfile
 
 FLOOR = "platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)]"
-TOOLS = "// swift-tools-version: 6.1"
+TOOLS = "// swift-tools-version: 6.3"
 
 # Where a match may stand:
 #   linux    only inside an `#if os(Linux)` / `#if canImport(Glibc)` branch (not in its `#else`)
 #   unix     only inside a branch that only macOS or Linux compile: `#if os(macOS) || os(Linux)` (either order),
 #            `#if os(macOS)`, `#if os(Linux)`, `#if canImport(FoundationNetworking)`, or a linux branch
 #   guarded  only after an `@available` or `if #available` naming the OS version in `need`, within 20 lines above
-#   never    nowhere: newer than the declared tools version
+#   never    nowhere: newer than the declared tools version (no rule at tools 6.3: Swift 6.2's language and Swift
+#            Testing features are older; the kind waits for those of a Swift newer than the tools version)
 #   tests    only under Tests/, never in the library (Sources/)
 #   ci       nowhere in the workflows and CI scripts (.github/**/*.yml, .ci/*; this file, whose examples name what
 #            it looks for, excepted); whole-line comments there are not read
@@ -73,12 +75,11 @@ RULES = [
     ("guarded", r"\bTask\.immediate\b|\bTask\(name:|\bInlineArray\b|\bRawSpan\b|\bMutableSpan\b", "macOS 26",
      "these come with the Swift 6.2 runtime (macOS 26 / iOS 26), far above the floor",
      "Task(name: \"replay\") { }", "Task { }"),
-    ("never", r"@concurrent\b|nonisolated\(nonsending\)", None,
-     "Swift 6.2 language features: the tools version is 6.1",
-     "@concurrent func work() async {}", "func work() async {}"),
-    ("never", r"\bprocessExitsWith\b|\bAttachment\.record\b|\bTest\.cancel\(|\bseverity:\s*\.warning", None,
-     "Swift Testing features of Swift 6.2 and later (exit tests, attachments, cancellation, warnings): tools 6.1",
-     "await #expect(processExitsWith: .failure) { fatalError() }", "#expect(Bool(true))"),
+    ("unix", r"\bprocessExitsWith\b", None,
+     "an exit test runs only where the test process can start a copy of itself: macOS and Linux (Swift Testing marks "
+     "exit tests unavailable on iOS, tvOS, watchOS and visionOS): write it inside #if os(macOS) || os(Linux)",
+     "await #expect(processExitsWith: .failure) { fatalError() }",
+     "#if os(macOS) || os(Linux)\nawait #expect(processExitsWith: .failure) { fatalError() }\n#endif"),
     ("unix", r"\bProcess\b", None,
      "Foundation's Process exists on macOS and Linux only (iOS, tvOS, watchOS, visionOS have none): name it inside "
      "#if os(macOS) || os(Linux)",
@@ -91,8 +92,14 @@ RULES = [
      "let configuration = URLSessionConfiguration.default"),
     ("ci", r"/Applications/Xcode[-_0-9]", None,
      "runner images add and drop Xcodes: pick one by version with .ci/apple-xcode.py, never by its path",
-     "run: sudo xcode-select -s /Applications/Xcode_16.3.app",
-     "run: sudo xcode-select -s \"$(python3 .ci/apple-xcode.py --oldest-at-least 16.3)\""),
+     "run: sudo xcode-select -s /Applications/Xcode_26.4.app",
+     "run: sudo xcode-select -s \"$(python3 .ci/apple-xcode.py --oldest-at-least 26.4)\""),
+    ("ci", r"-downloadPlatform|-downloadAllPlatforms|xcodes runtimes install|simctl runtime add", None,
+     "no step downloads a platform or a simulator runtime: they are the runner image's to install, and a download "
+     "at run time fails the job for the network's reasons and hides which Xcode lacks what; pick an Xcode that has "
+     "it (.ci/apple-xcode.py --with-sdk)",
+     "run: sudo xcodebuild -downloadPlatform iOS",
+     "run: sudo xcode-select -s \"$(python3 .ci/apple-xcode.py --newest --with-sdk iphoneos)\""),
 ]
 
 CONDITION = re.compile(r"^\s*#(if|elseif)\s+(.*)$")
@@ -490,10 +497,25 @@ SCOPE_CASES = [
     ("let configuration: URLSessionConfiguration = .background(withIdentifier: id)", "Sources/Planted.swift", True,
      ".background(withIdentifier:"),
     ("request.networkServiceType = .background", "Sources/Planted.swift", False, "networkServiceType .background"),
-    ("run: sudo xcode-select -s /Applications/Xcode-16.app", ".ci/planted.sh", True, "Xcode-16.app in .ci/"),
+    ("run: sudo xcode-select -s /Applications/Xcode-26.app", ".ci/planted.sh", True, "Xcode-26.app in .ci/"),
     ("for app in /Applications/Xcode*.app; do echo $app; done", ".ci/planted.sh", False, "a glob of the Xcodes"),
-    ("# not /Applications/Xcode_16.3.app: picked by version", ".github/workflows/planted.yml", False,
+    ("# not /Applications/Xcode_26.4.app: picked by version", ".github/workflows/planted.yml", False,
      "a whole-line comment"),
+    ('xcrun simctl runtime add "$RUNNER_TEMP/iOS_26.4_Simulator_Runtime.dmg"', ".ci/planted.sh", True,
+     "a runtime added in .ci/"),
+    ("run: sudo xcodebuild -downloadAllPlatforms", ".github/workflows/planted.yml", True, "every platform downloaded"),
+    ("        xcodes runtimes install 'iOS 26.4'", ".github/workflows/planted.yml", True, "a runtime through xcodes"),
+    ("# never xcodebuild -downloadPlatform here: the image's to install", ".github/workflows/planted.yml", False,
+     "a download named in a whole-line comment"),
+    ("#if os(macOS)\nawait #expect(processExitsWith: .failure) { fatalError() }\n#endif", "Tests/Planted.swift",
+     False, "an exit test under os(macOS)"),
+    ("#if canImport(Darwin)\nawait #expect(processExitsWith: .failure) { fatalError() }\n#endif",
+     "Tests/Planted.swift", True, "an exit test under canImport(Darwin): iOS compiles it"),
+    ('Attachment.record(body, named: "body.json")\ntry Test.cancel("no network here")\n'
+     'Issue.record("slow", severity: .warning)', "Tests/Planted.swift", False,
+     "attachments, cancellation, warnings: Swift Testing has them at tools 6.3"),
+    ("nonisolated(nonsending) func send() async {}\n@concurrent func decode() async {}", "Sources/Planted.swift",
+     False, "Swift 6.2's language features at tools 6.3"),
     (HANDLER_EXAMPLE, "Tests/Planted.swift", False, "the delegate rule reads Sources/ only"),
     ("""func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Prints the UDID of an iPhone simulator to test on: the first iPhone of the newest iOS runtime.
 
-Reads `xcrun simctl list devices available --json` ({"devices": {"com.apple.CoreSimulator.SimRuntime.iOS-18-5":
-[{"name", "udid", "isAvailable", ...}]}}), compares runtimes as numbers (iOS 18.10 is newer than 18.5) and takes the
+Reads `xcrun simctl list devices available --json` ({"devices": {"com.apple.CoreSimulator.SimRuntime.iOS-26-4":
+[{"name", "udid", "isAvailable", ...}]}}), compares runtimes as numbers (iOS 26.10 is newer than 26.4) and takes the
 first iPhone, in simctl's order, of the newest runtime that has one.
 
 `--sdk-version X.Y` (the selected Xcode's, `xcrun --sdk iphonesimulator --show-sdk-version`) leaves out runtimes
-newer than that SDK: simulator runtimes are shared by every Xcode on the machine, and an image that carries Xcode 26
-next to its default Xcode 16.4 lists iOS 26 simulators that Xcode 16.4 cannot run.
+newer than that SDK: simulator runtimes are shared by every Xcode on the machine, and an image that carries Xcode 26.5
+next to Xcode 26.4 lists iOS 26.5 simulators that Xcode 26.4 cannot run. Older runtimes stay in: an Xcode runs them,
+and an image need not install one for each of its Xcodes.
 
-    apple-simulator.py [--sdk-version 18.5] [--json FILE]   FILE instead of running simctl (`-` for stdin)
+    apple-simulator.py [--sdk-version 26.4] [--json FILE]   FILE instead of running simctl (`-` for stdin)
     apple-simulator.py --self-test                          checks the pick on a fixture
 
 Exits 1, saying which runtimes it saw, when no iPhone fits. The pick is told on stderr, the UDID alone on stdout.
