@@ -66,7 +66,7 @@
             #expect(d == "d" && end == nil)
         }
 
-        @Test("Two transfers for one send, one handle for two sends, a transfer held after the stop, a hand-over never begun: each stops the process")
+        @Test("What cannot happen stops the process: a transfer or handle held twice or late, or no hand-over")
         func whatCannotHappenStopsTheProcess() async {
             await #expect(processExitsWith: .failure, "two transfers for one send") {
                 var ledger = Ledger()
