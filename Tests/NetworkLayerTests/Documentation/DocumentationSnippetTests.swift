@@ -104,14 +104,6 @@ struct DocumentationSnippetTests {
     ) async throws {
         let program = snippets.program(withDeclarationsOf: context)
         let outcome = try await Toolchain.typecheck(program, name: name)
-        if !outcome.succeeded && outcome.output.contains("no such module 'Testing'") && !Toolchain.findsTestingForSure {
-            // A bare swiftc on a Mac finds Swift Testing only where SwiftPM would point it (Toolchain.typecheck
-            // passes those folders); an Xcode that keeps it elsewhere is reported, not failed.
-            withKnownIssue("this toolchain's Swift Testing is not where a bare swiftc is pointed") {
-                Issue.record("\(name): \(outcome.output)")
-            }
-            return
-        }
         #expect(
             outcome.succeeded, "the documentation's code does not compile:\n\(outcome.output)\n\(numbered(program))")
         for manifest in snippets.blocks where manifest.isManifest {

@@ -6,6 +6,11 @@ import Testing
 @testable import NetworkLayerOffline
 @testable import NetworkLayerSupport
 
+#if os(macOS)
+    // The images loaded in this process (_dyld_image_count), to find the Swift Testing it runs with.
+    import MachO
+#endif
+
 /// The Swift code blocks of the README and the DocC articles, taken from the files as they are.
 ///
 /// A document's blocks compile as one program: declarations (types, extensions, functions) at file scope, shared by
@@ -148,10 +153,6 @@ enum Toolchain {
         let output: String
     }
 
-    /// Whether a bare `swiftc` surely finds Swift Testing: on Linux it comes with the toolchain; on a Mac it is
-    /// Xcode's, in folders that ``typecheck(_:name:)`` points the compiler to when they exist.
-    static let findsTestingForSure = !TestHost.isMac
-
     /// The directory with the built `NetworkLayer` and `NetworkLayerTesting` modules of this test run.
     static var modules: URL {
         Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("Modules")
@@ -211,20 +212,34 @@ enum Toolchain {
             try await xcrun(["--show-sdk-path"])
         }
 
-        /// Where Xcode keeps Swift Testing, as SwiftPM passes it to a test target (a bare `swiftc` does not look
-        /// there): the platform's frameworks and libraries, and the toolchain's plugin with Testing's macros. Only
-        /// the folders that exist.
+        /// Where Swift Testing is, for a bare `swiftc`, which does not look where SwiftPM does: the folder of the
+        /// `Testing.framework` this test process runs with (SwiftPM built the tests against it: in Xcode, the
+        /// platform's `Developer/Library/Frameworks`; with the Command Line Tools alone, `Library/Developer/Frameworks`),
+        /// the `usr/lib` beside it (`_TestingInterop`), and the compiling toolchain's folder of Testing's macros
+        /// (`usr/lib/swift/host/plugins/testing`, where Xcode 26 keeps them).
         private static func testingSearchPaths() async throws -> [String] {
-            let platform = try await xcrun(["--show-sdk-platform-path"])
+            let frameworks = try loadedTestingFrameworks()
+            let libraries = frameworks.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("usr/lib")
             let toolchain = URL(fileURLWithPath: try await xcrun(["--find", "swiftc"]))
                 .deletingLastPathComponent().deletingLastPathComponent()
-            let candidates = [
-                ("-F", platform + "/Developer/Library/Frameworks"),
-                ("-I", platform + "/Developer/usr/lib"),
-                ("-L", platform + "/Developer/usr/lib"),
-                ("-plugin-path", toolchain.appendingPathComponent("lib/swift/host/plugins/testing").path),
-            ]
-            return candidates.filter { FileManager.default.fileExists(atPath: $0.1) }.flatMap { [$0.0, $0.1] }
+            let plugins = toolchain.appendingPathComponent("lib/swift/host/plugins/testing")
+            var paths = ["-F", frameworks.path]
+            if FileManager.default.fileExists(atPath: libraries.path) { paths += ["-I", libraries.path] }
+            if FileManager.default.fileExists(atPath: plugins.path) { paths += ["-plugin-path", plugins.path] }
+            return paths
+        }
+
+        /// The folder that holds the `Testing.framework` loaded in this process.
+        private static func loadedTestingFrameworks() throws -> URL {
+            for index in 0..<_dyld_image_count() {
+                guard let name = _dyld_get_image_name(index) else { continue }
+                let path = String(cString: name)
+                if let framework = path.range(of: "/Testing.framework/") {
+                    return URL(fileURLWithPath: String(path[..<framework.lowerBound]))
+                }
+            }
+            throw ToolchainError(description: "no Testing.framework among this test process's images")
         }
 
         private static func xcrun(_ arguments: [String]) async throws -> String {

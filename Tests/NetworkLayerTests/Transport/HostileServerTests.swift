@@ -38,6 +38,12 @@ extension LoopbackIntegration {
             (407, "Proxy-Authenticate", "Negotiate", ""),
         ]
 
+        /// Apple's URLSession asks the delegate about each challenge, and `URLSessionTransport` refuses the
+        /// protection space (`.rejectProtectionSpace`): Apple's URL Loading System Programming Guide lists that under
+        /// "Continuing Without Credentials", and with no protection space left the 401 (or 407) completes as the
+        /// response, its body read. FoundationNetworking asks only after the whole 401 and would cancel the task on a
+        /// refusal, so there the delegate delivers the response itself (one decision, `ChallengeAnswer`, carried out
+        /// by each URLSession its way).
         @Test(arguments: TransportKind.all, challenges)
         func aChallengeEndsAtOnceWithTheStatusHeadersAndBody(
             _ kind: TransportKind,
