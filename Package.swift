@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "CTestTLS", path: "Tests/CTestTLS",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // Chooses the tests' flavor (NETWORKLAYER_TEST_FLAVOR) as the test process starts, before any decision reads it.
+        // Chooses the tests' flavor (NETWORKLAYER_TEST_FLAVOR) as the test process starts, before a decision reads it.
         .target(name: "CTestFlavor", path: "Tests/CTestFlavor"),
         .target(
             name: "TLSTestServer", dependencies: ["HTTPTestServer", "CTestTLS"], path: "Tests/TLSTestServer",

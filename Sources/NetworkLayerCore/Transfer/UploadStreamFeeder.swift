@@ -135,9 +135,10 @@ enum UploadStreamFeeder {
     }
 
     /// A new bound pair whose output a thread fills from `reader`; returns the input for URLSession, or `nil` where
-    /// there is no bound pair (FoundationNetworking, but for the Apple flavor's stand-in). `failed` hears a reader's failure (the send ends with
-    /// it); an output closed by URLSession, or the send's end (`stopped`), ends the copy quietly. A body that did not
-    /// end well is closed only once `taskCompleted` says its task has completed, after `cancelTask`.
+    /// there is no bound pair (FoundationNetworking, but for the Apple flavor's stand-in). `failed` hears a reader's
+    /// failure (the send ends with it); an output closed by URLSession, or the send's end (`stopped`), ends the copy
+    /// quietly. A body that did not end well is closed only once `taskCompleted` says its task has completed, after
+    /// `cancelTask`.
     static func start(
         _ reader: any ChunkReader,
         until stopped: @escaping @Sendable () -> Bool,

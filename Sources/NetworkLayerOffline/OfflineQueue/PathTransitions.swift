@@ -7,8 +7,8 @@ import NetworkLayerSupport
 ///
 /// The first report is where the path stands when the queue opens, not a change: `NWPathMonitor` sends one soon after
 /// it starts (its reference does not say when), and a replay started by it would race the app's first requests (one
-/// queued meanwhile would go twice). A queue replays what an earlier run left after its first request that succeeds, or on ``OfflineQueue/flush()``,
-/// on every platform alike.
+/// queued meanwhile would go twice). A queue replays what an earlier run left after its first request that succeeds,
+/// or on ``OfflineQueue/flush()``, on every platform alike.
 struct PathTransitions: Sendable {
     private var wasSatisfied: Bool?
 
