@@ -3,12 +3,12 @@ public import Foundation
 /// Whose decisions the package takes where Apple's platforms and Linux differ: the build's own, or, in the tests'
 /// Apple flavor on Linux (`NETWORKLAYER_TEST_FLAVOR=apple swift test`), Apple's.
 ///
-/// In the package's shared support, which no product offers: the core's transport and the offline queue read it,
-/// the tests choose it, and no app can.
+/// In the package's shared support, which no product offers: the core's transport and the offline queue read it, and
+/// the tests choose it; nothing an app depends on names it.
 ///
-/// Each per-platform decision reads ``current`` in one place, so that a Linux machine runs the code a Mac runs:
-/// how `URLSessionTransport` hands a streamed upload body over (`URLSessionUpload`), and whether an offline queue
-/// watches the network path. Where the decision needs a system service the build lacks (Foundation's bound stream
+/// The decisions that follow it, each read from ``current`` in one place, so that a Linux machine runs the code a Mac
+/// runs: how `URLSessionTransport` hands a streamed upload body over (`URLSessionUpload`), and whether an offline
+/// queue watches the network path. Where the decision needs a system service the build lacks (Foundation's bound stream
 /// pairs, the Network framework's path monitor), the flavor brings a stand-in for it (``StandIns``).
 ///
 /// What the URLSession under the transport does by itself is no decision: on Linux it is FoundationNetworking's in
@@ -59,7 +59,6 @@ public struct PlatformFlavor: Sendable, CustomStringConvertible {
     /// Whether the decisions are Apple's.
     public var isApple: Bool { platform == .apple }
 
-    /// The platform, and whether stand-ins play its services.
     /// The platform, and whether stand-ins play its services.
     public var description: String { standIns == nil ? platform.rawValue : "\(platform.rawValue) (with stand-ins)" }
 

@@ -82,7 +82,7 @@ final class URLSessionUpload: Sendable {
     ///   - failed: Hears what ends the body early (a file that can no longer be read, a stream that threw or broke
     ///     its length, a one-shot body asked for again), to end the send with it.
     func makeBodyStream(
-        for task: URLSessionTask?,
+        for task: URLSessionTask,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
         switch body.source {
@@ -109,16 +109,11 @@ final class URLSessionUpload: Sendable {
     /// The stream URLSession reads `reader` through, as ``handsOverThroughBoundStreams`` says.
     private func inputStream(
         reading reader: any ChunkReader,
-        for task: URLSessionTask?,
+        for task: URLSessionTask,
         failed: @escaping @Sendable (NetworkError) -> Void
     ) -> InputStream? {
         guard Self.handsOverThroughBoundStreams else { return UploadInputStream(reader, failed: failed) }
         let ended = ended
-        guard let task else {
-            // Without the task, a body that did not end well could not be held until it completed.
-            failed(.invalidRequest(.body, reason: "a streamed body was asked for without its task"))
-            return nil
-        }
         return UploadStreamFeeder.start(
             reader, until: { ended.withLock { $0 } }, cancelTask: { task.cancel() },
             taskCompleted: { task.state == .completed }, failed: failed)

@@ -57,7 +57,8 @@ import NetworkLayerSupport
 ///   Apple platforms when the network path comes back (not when the queue opens: call ``flush()`` for that). A
 ///   `2xx` (or `3xx`) delivers an entry; a `4xx` (or a request that can no longer be built) moves it to the dead
 ///   letters, which the app can read (``deadLetters()``) and clear; a `5xx` or another failure to reach the server
-///   stops the replay there, keeping the order, and automatic replays back off (1 s, doubling, at most 5 minutes, on the network's ``Network/clock``).
+///   stops the replay there, keeping the order, and automatic replays back off (1 s, doubling, at most 5 minutes,
+///   on the network's ``Network/clock``).
 /// - Instances on the same directory, in one process or several, take turns: one replays at a time, and none sends
 ///   an entry that another has delivered.
 public final class OfflineQueue: Middleware, NetworkAttachedMiddleware {

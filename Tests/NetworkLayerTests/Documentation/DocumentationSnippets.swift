@@ -214,8 +214,8 @@ enum Toolchain {
 
         /// Where Swift Testing is, for a bare `swiftc`, which does not look where SwiftPM does: the folder of the
         /// `Testing.framework` this test process runs with (SwiftPM built the tests against it: in Xcode, the
-        /// platform's `Developer/Library/Frameworks`; with the Command Line Tools alone, `Library/Developer/Frameworks`),
-        /// the `usr/lib` beside it (`_TestingInterop`), and the compiling toolchain's folder of Testing's macros
+        /// platform's `Developer/Library/Frameworks`; with the Command Line Tools alone,
+        /// `Library/Developer/Frameworks`), the `usr/lib` beside it (`_TestingInterop`), and the compiling toolchain's folder of Testing's macros
         /// (`usr/lib/swift/host/plugins/testing`, where Xcode 26 keeps them).
         private static func testingSearchPaths() async throws -> [String] {
             let frameworks = try loadedTestingFrameworks()

@@ -199,15 +199,21 @@ struct MiddlewareChainTests {
     }
 
     @Test func aHeaderAMiddlewareAddsIsCheckedBeforeAnythingIsSent() async throws {
+        /// The request never held the name: nothing with a line break can be sent.
+        struct Dropped: Error {}
         struct Injector: Middleware {
             func intercept(
                 _ request: URLRequest,
                 context: RequestContext,
                 next: @Sendable (URLRequest, RequestContext) async throws -> (Data, HTTPURLResponse)
             ) async throws -> (Data, HTTPURLResponse) {
-                // A name with CR LF: Foundation on Linux keeps it (it drops such values silently).
+                // A name with CR LF: FoundationNetworking keeps it (it drops such values silently); Apple's
+                // URLRequest may drop it as it is set (played in the Apple flavor), and then nothing is refused.
                 var request = request
-                request.setValue("1", forHTTPHeaderField: "X-Note\r\nX-Evil")
+                AppleURLSessionDouble.setValue("1", forHTTPHeaderField: "X-Note\r\nX-Evil", in: &request)
+                if (request.allHTTPHeaderFields ?? [:]).keys.allSatisfy({ !$0.contains(where: \.isNewline) }) {
+                    throw Dropped()
+                }
                 return try await next(request, context)
             }
         }
@@ -215,6 +221,7 @@ struct MiddlewareChainTests {
         for middleware: any Middleware in [Injector(), DefaultHeadersMiddleware(["X-Note": "a\r\nX-Evil: 1"])] {
             let network = Network(transport: mock, middleware: [middleware])
             let error = await #expect(throws: NetworkError.self) { try await network.send(UserRoute.getUser(id: 1)) }
+            if case .middleware(_, let underlying) = error, underlying is Dropped { continue }
             guard case .invalidRequest(.headers, _, _) = error else {
                 Issue.record("expected invalidRequest(.headers), got \(String(describing: error))")
                 return

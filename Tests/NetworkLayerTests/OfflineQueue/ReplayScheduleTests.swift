@@ -49,7 +49,7 @@ struct ReplayScheduleTests {
         let started = Locked(0)
         let queue = try OfflineQueue(
             directory: directory, replays: nil, startInBackground: { _ in started.withLock { $0 += 1 } },
-            onEvent: { _ in })
+            pathWatcher: TestFlavor.pathWatcher(), onEvent: { _ in })
         let note = NoteRoute(number: 1)
         let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")
         let mock = MockTransport(defaultResponse: .status(204))
@@ -72,6 +72,7 @@ struct ReplayScheduleTests {
         let queue = try OfflineQueue(
             directory: directory, replays: nil,
             startInBackground: { work in started.withLock { $0.append(work) } },
+            pathWatcher: TestFlavor.pathWatcher(),
             onEvent: { event in events.withLock { $0.append(OfflineQueueTests.describe(event)) } })
         let note = NoteRoute(number: 1)
         let ping = NoteRoute(number: 2, queues: false, baseURL: "https://api.example.com/ping")

@@ -111,6 +111,16 @@ struct ReplayStateTests {
         }
     #endif
 
+    #if os(macOS) || os(Linux)
+        @Test func twoFlushesWaitingUnderOneIDStopTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                var machine = Self.machine(in: .replaying)
+                _ = machine.wait(9, 1)
+                _ = machine.wait(9, 2)
+            }
+        }
+    #endif
+
     @Test func everyEventInEveryStateEitherAnswersOrIsNamedImpossible() {
         let answered = Set(Self.cells.filter { Self.table[$0.0]?[$0.1] != nil }.map { "\($0.0).\($0.1)" })
         #expect(answered.isDisjoint(with: Self.impossible), "a cell both answers and cannot happen")

@@ -17,7 +17,8 @@ import Testing
 /// - Fields it manages: of a request's `Proxy-Authorization`, Apple's URLSession may "ignore the value you set, or
 ///   overwrite it with its own value, or simply not send it" (Apple's `URLRequest` reference, "Reserved HTTP
 ///   headers"); this sends none.
-/// - A header name with a line break: Apple's `URLRequest` may drop it as it is set (``setValue(_:forHTTPHeaderField:in:)``).
+/// - A header name with a line break: Apple's `URLRequest` may drop it as it is set
+///   (``setValue(_:forHTTPHeaderField:in:)``).
 ///
 /// On a Mac and in the Linux flavor the tests use the transport itself (``wrapsTransports``). One difference is
 /// left: a body that fails while its head is held back comes with its head here, and fails when read; Apple's
@@ -39,10 +40,11 @@ final class AppleURLSessionDouble: DeadlineKeepingTransport {
     /// The request fields Apple's URLSession manages itself, which this double never sends.
     static let managedFields = ["Proxy-Authorization"]
 
-    /// Sets a header field on `request` as Apple's `URLRequest` may in the Apple flavor (a name with a line break is
-    /// dropped), and as FoundationNetworking's does otherwise (it is set, and the transport must refuse it).
+    /// Sets a header field on `request` as Apple's `URLRequest` may, in the Apple flavor on Linux (a name with a line
+    /// break is dropped); elsewhere the platform's own `URLRequest` sets it as it does (FoundationNetworking keeps it,
+    /// and the transport must refuse it; on a Mac, Apple's decides).
     static func setValue(_ value: String, forHTTPHeaderField name: String, in request: inout URLRequest) {
-        if TestFlavor.isApple && name.contains(where: \.isNewline) { return }
+        if wrapsTransports && name.contains(where: \.isNewline) { return }
         request.setValue(value, forHTTPHeaderField: name)
     }
 

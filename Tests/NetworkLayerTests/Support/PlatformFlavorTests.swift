@@ -9,7 +9,6 @@ struct PlatformFlavorTests {
         let named = try TestFlavor.named(in: ProcessInfo.processInfo.environment).get()
         let expected = named ?? PlatformFlavor.build
         #expect(PlatformFlavor.current.platform == expected.platform)
-        #expect(PlatformFlavor.current.isApple == TestFlavor.isApple)
         if expected.platform != PlatformFlavor.build.platform {
             #expect(TestFlavor.wasChosenAtStart, "chosen as the process started, before any decision read it")
             #expect(PlatformFlavor.current.standIns != nil, "what the build lacks is played by stand-ins")
@@ -38,20 +37,25 @@ struct PlatformFlavorTests {
     }
 
     #if os(macOS) || os(Linux)
+        /// What a stopped process said on its standard error.
+        static func said(_ result: ExitTest.Result?) -> String {
+            String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        }
+
         @Test func aFlavorAdoptedAfterADecisionReadOneStopsTheProcess() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 _ = PlatformFlavor.current
                 PlatformFlavor.adopt(.build)
             }
+            #expect(Self.said(result).contains("a flavor was adopted or read already"), "\(Self.said(result))")
         }
 
         @Test func anotherPlatformsDecisionsWithoutStandInsStopTheProcess() async {
-            await #expect(processExitsWith: .failure) {
-                // Nothing read the flavor yet: the missing stand-ins stop it (in the Apple flavor, so does the
-                // flavor adopted as the process started).
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 let other: PlatformFlavor.Platform = PlatformFlavor.build.platform == .apple ? .linux : .apple
                 PlatformFlavor.adopt(PlatformFlavor(platform: other, standIns: nil))
             }
+            #expect(Self.said(result).contains("needs stand-ins"), "\(Self.said(result))")
         }
     #endif
 }

@@ -3,6 +3,8 @@ import Foundation
 import NetworkLayerSupport
 import Testing
 
+@testable import NetworkLayerOffline
+
 /// Whose decisions the package takes in this test run: the build's own, or, with `NETWORKLAYER_TEST_FLAVOR=apple` on
 /// Linux, Apple's, so that the code a Mac runs runs here too (`PlatformFlavor`).
 ///
@@ -51,6 +53,13 @@ enum TestFlavor {
         case .failure(let error):
             fatalError(error.description)
         }
+    }
+
+    /// The path watcher of a queue whose replays a test counts: on Apple's decisions, one on a stand-in monitor that
+    /// reports at once (on a Mac too, where the system's monitor could report a change of the runner's network in the
+    /// middle of a count); none on Linux's.
+    static func pathWatcher() -> PathWatcher? {
+        isApple ? PathWatcher(monitor: StandInPathMonitor()) : nil
     }
 
     /// Whether the flavor was chosen as the process started (Linux), before any decision read it.

@@ -169,7 +169,6 @@ struct UploadStreamFeederTests {
     @Test func aBoundPairIsFilledOnApplesDecisionsOnly() throws {
         // Apple's: a bound pair (the system's; in the Apple flavor on Linux, the stand-in) that a thread fills from
         // the reader. Linux's: no pair (URLSession reads the reader itself, through an UploadInputStream).
-        #expect(URLSessionUpload.handsOverThroughBoundStreams == TestFlavor.isApple)
         let input = UploadStreamFeeder.start(
             DataChunkReader(Data([1, 2, 3])), until: { false }, cancelTask: {}, taskCompleted: { true },
             failed: { _ in })

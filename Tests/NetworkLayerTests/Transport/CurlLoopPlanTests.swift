@@ -99,4 +99,14 @@ struct CurlLoopPlanTests {
         let waitsAgain = inbox.prepareToWait()
         #expect(!waitsAgain)
     }
+
+    #if os(macOS) || os(Linux)
+        @Test func anItemHandedToAStoppedLoopStopsTheProcess() async {
+            await #expect(processExitsWith: .failure) {
+                var inbox = CurlInbox<String>()
+                _ = inbox.close()
+                _ = inbox.add(.submit("late"))
+            }
+        }
+    #endif
 }

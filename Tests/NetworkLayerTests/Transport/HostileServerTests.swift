@@ -491,7 +491,7 @@ extension LoopbackIntegration {
                 case .transport(.connectionLost, _): break
                 // The connection died before any answer (Apple's URLSession may report the 413's close so): a POST
                 // that may have reached the server, not sent again.
-                case .transport(.badResponse, _) where TestFlavor.isApple && error?.transience == .noResponse:
+                case .transport(.badResponse, _) where URLSessionEngine.isApples && error?.transience == .noResponse:
                     break
                 default: Issue.record("expected the 413 or a lost connection, got \(String(describing: error))")
                 }

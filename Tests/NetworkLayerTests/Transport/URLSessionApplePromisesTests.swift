@@ -79,6 +79,7 @@ struct URLSessionApplePromisesTests {
         let deadline = ContinuousClock.now + .seconds(20)
         while received.count < count, ContinuousClock.now < deadline {
             guard stream.hasBytesAvailable else {
+                if [.atEnd, .closed, .error].contains(stream.streamStatus) { break }
                 Thread.sleep(forTimeInterval: 0.01)
                 continue
             }
@@ -140,7 +141,6 @@ struct URLSessionApplePromisesTests {
         let stream = try #require(upload.makeBodyStream(for: task) { _ in })
         // Apple's decision, on a Mac and in the Apple flavor on Linux: the input of a bound pair that a thread
         // fills; Linux's: a stream that reads the body itself, as URLSession reads it.
-        #expect(URLSessionUpload.handsOverThroughBoundStreams == TestFlavor.isApple)
         #expect((stream is UploadInputStream) == !TestFlavor.isApple, "\(type(of: stream))")
     }
 }

@@ -16,9 +16,12 @@ struct OnceAnswerTests {
 
     @Test func anAnswerAfterTheContinuationResumesIt() async {
         let answer = OnceAnswer<String>()
-        async let value = withCheckedContinuation { answer.set($0) }
-        answer.give("late", after: 0)
-        #expect(await value == "late")
+        let value = await withCheckedContinuation { continuation in
+            answer.set(continuation)
+            answer.give("late")
+            answer.give("later")
+        }
+        #expect(value == "late")
     }
 
     #if os(macOS) || os(Linux)
