@@ -100,6 +100,54 @@ public struct UploadBody: Sendable {
     /// when asked for progress); `nil` otherwise.
     public var bytesSent: Int64? { progress?.completedBytes }
 
+    /// The bytes of a ``data(_:)`` body; `nil` for a file, a form or a stream.
+    public var data: Data? {
+        if case .data(let data) = source { return data }
+        return nil
+    }
+
+    /// The file of a ``file(_:)`` body; `nil` for bytes, a form or a stream.
+    public var file: URL? {
+        if case .file(let url) = source { return url }
+        return nil
+    }
+
+    /// The size of the chunks ``forEachChunk(_:)`` hands over, at most: 64 KiB.
+    public static let chunkSize = 64 * 1024
+
+    /// Reads the body from its start, in chunks of at most ``chunkSize`` bytes, without sending anything: for a
+    /// middleware that hashes or signs what an upload sends (AWS Signature V4's payload hash, an RFC 9421
+    /// `Content-Digest`, a webhook's HMAC).
+    ///
+    /// Bytes are handed over as they are, a file is read from disk with a handle of its own (memory stays at one
+    /// chunk, and the transport still reads the file itself when it sends), a form is encoded part by part as it
+    /// will go out. Each call reads from the start.
+    ///
+    /// ```swift
+    /// var hash = MyHash()                               // CryptoKit's SHA256 on Apple platforms, for example
+    /// try context.upload?.forEachChunk { hash.update(data: $0) }
+    /// ```
+    ///
+    /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body, before any chunk, for a
+    ///   ``stream(_:length:)`` body (its chunks are read once, by the transport: hash them as you produce them) or a
+    ///   file that cannot be read, and when a file changes length while it is read; whatever `body` throws.
+    public func forEachChunk(_ body: (Data) throws -> Void) throws {
+        if case .stream = source {
+            throw NetworkError.invalidRequest(
+                .body,
+                reason: "a .stream upload body is read once, by the transport that sends it: a middleware cannot "
+                    + "read it first (hash the chunks as you produce them, or upload from .data or .file)")
+        }
+        guard let reader = try makeReader(length: try length()) else { return }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try reader.read(into: buffer)
+            guard count > 0 else { return }
+            try body(Data(buffer[..<count]))
+        }
+    }
+
     /// A reader from the start for a body whose bytes are at hand; `nil` for a stream.
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body.

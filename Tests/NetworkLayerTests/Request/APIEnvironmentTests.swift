@@ -38,6 +38,20 @@ enum ImageRoute: Endpoint {
     }
 }
 
+/// The object store, whose keys name their own segments (a key may hold `?`, `#`, `%` and empty segments).
+enum StorageRoute: Endpoint {
+    case object(bucket: String, key: String)
+
+    var baseURL: URL { URL(string: "https://api.example.com/v1")! }
+    var path: String { "/objects" }
+    var pathSegments: [String] {
+        switch self {
+        case .object(let bucket, let key):
+            [bucket] + key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+}
+
 /// An analytics endpoint nobody maps.
 struct AnalyticsRoute: Endpoint {
     var baseURL: URL { URL(string: "https://analytics.example.com/collect")! }
@@ -60,6 +74,14 @@ struct EnvironmentTests {
         let network = Network(transport: mock, environment: environment)
         for route in routes { try await network.send(route) }
         return mock.requests.compactMap { $0.url?.absoluteString }
+    }
+
+    @Test func aRouteThatNamesItsSegmentsMovesWithItsServiceKeepingEachSegment() async throws {
+        let route = StorageRoute.object(bucket: "media", key: "photos//2024?#1%.jpg")
+        let declared = try await sentURLs(.asDeclared, [route])
+        let staged = try await sentURLs(Self.staging, [route])
+        #expect(declared == ["https://api.example.com/v1/objects/media/photos//2024%3F%231%25.jpg"])
+        #expect(staged == ["https://staging-api.example.com/api/v1/objects/media/photos//2024%3F%231%25.jpg"])
     }
 
     @Test func eachServiceMovesToItsOwnTwinKeepingTheBasePath() async throws {

@@ -10,7 +10,10 @@ struct EndpointTests {
         ("https://h.example/api/v1", "/users", "https://h.example/api/v1/users"),
         ("https://h.example/api/v1/", "/users", "https://h.example/api/v1/users"),
         ("https://h.example/api/v1/", "users/7/posts", "https://h.example/api/v1/users/7/posts"),
-        ("https://h.example/api/v1", "//users//7", "https://h.example/api/v1/users/7"),
+        ("https://h.example/api/v1", "//users//7", "https://h.example/api/v1//users//7"),
+        ("https://h.example/", "/bucket/a//b.txt", "https://h.example/bucket/a//b.txt"),
+        ("https://h.example/api/v1", "a//b/", "https://h.example/api/v1/a//b/"),
+        ("https://h.example/api/v1", "/", "https://h.example/api/v1/"),
         ("https://h.example/api/v1", "users/", "https://h.example/api/v1/users/"),
         ("https://h.example", "users", "https://h.example/users"),
         ("https://h.example", "", "https://h.example/"),
@@ -26,6 +29,49 @@ struct EndpointTests {
     func joinsWithoutDroppingSegments(base: String, path: String, expected: String) throws {
         let url = try TestEndpoint(base: base, path: path).url
         #expect(url.absoluteString == expected)
+    }
+
+    /// A path as written: an empty segment is a segment (RFC 3986), and another resource than none (an S3 key
+    /// `a//b.txt` is not `a/b.txt`). Only the base's trailing slash and the path's leading one are one joint.
+    @Test func emptySegmentsAreKeptAndOnlyTheJointSlashIsShared() throws {
+        let doubled = try TestEndpoint(base: "https://h.example/bucket/", path: "/a//b.txt").url
+        let single = try TestEndpoint(base: "https://h.example/bucket/", path: "/a/b.txt").url
+        #expect(doubled.absoluteString == "https://h.example/bucket/a//b.txt")
+        #expect(doubled != single)
+    }
+
+    @Test(arguments: [
+        (["media", "photos", "", "2024?.jpg"], "https://h.example/api/media/photos//2024%3F.jpg"),
+        (["a/b", "c#d", "100%", "x y"], "https://h.example/api/a%2Fb/c%23d/100%25/x%20y"),
+        (["", "trailing", ""], "https://h.example/api//trailing/"),
+        (["José", "a:b@c+d"], "https://h.example/api/Jos%C3%A9/a:b@c+d"),
+    ])
+    func segmentsAreEncodedWholeSoTheirSlashesAndMarksAreData(segments: [String], expected: String) throws {
+        let endpoint = SegmentEndpoint(base: "https://h.example/api/", segments: segments)
+        #expect(try endpoint.url.absoluteString == expected)
+        let decoded = try endpoint.url.absoluteString.dropFirst("https://h.example/api/".count)
+            .split(separator: "/", omittingEmptySubsequences: false).map { $0.removingPercentEncoding ?? "" }
+        #expect(decoded == segments, "each segment reads back as given")
+    }
+
+    @Test func segmentsFollowThePathAndTheQueryFollowsThem() throws {
+        var endpoint = SegmentEndpoint(base: "https://h.example/api?k=1", segments: ["b", "c?"])
+        endpoint.path = "/v2/objects"
+        endpoint.queryItems = [URLQueryItem(name: "part", value: "1")]
+        #expect(try endpoint.url.absoluteString == "https://h.example/api/v2/objects/b/c%3F?k=1&part=1")
+    }
+
+    @Test(arguments: [".", ".."])
+    func aDotSegmentIsRefusedNotResolved(segment: String) async throws {
+        let transport = MockTransport(defaultResponse: .status(200))
+        let endpoint = SegmentEndpoint(base: "https://h.example/api", segments: ["files", segment, "secret"])
+        let error = await #expect(throws: NetworkError.self) { try await Network(transport: transport).send(endpoint) }
+        guard case .invalidRequest(.url, let reason, _) = error else {
+            Issue.record("expected invalidRequest(.url), got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("dot segment"))
+        #expect(transport.requests.isEmpty)
     }
 
     @Test(arguments: [
@@ -86,5 +132,18 @@ struct EndpointTests {
             return
         }
         #expect(!reason.contains("secret"))
+    }
+}
+
+/// An endpoint that names its path by segments.
+struct SegmentEndpoint: Endpoint {
+    var baseURL: URL
+    var path = ""
+    var pathSegments: [String]
+    var queryItems: [URLQueryItem] = []
+
+    init(base: String, segments: [String]) {
+        baseURL = URL(string: base)!
+        pathSegments = segments
     }
 }
