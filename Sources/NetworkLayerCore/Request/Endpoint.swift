@@ -43,6 +43,7 @@ public import Foundation
 ///     case object(bucket: String, key: String)
 ///
 ///     var baseURL: URL { URL(string: "https://storage.example.com")! }
+///     var path: String { "" }
 ///
 ///     var pathSegments: [String] {
 ///         switch self {
@@ -58,11 +59,13 @@ public protocol Endpoint: URLRequestProtocol {
     var baseURL: URL { get }
 
     /// The path below ``baseURL``, for example `"/users/42"`, as written: a leading slash joins it to the base URL's
-    /// path, and every other slash separates two segments (so `"a//b"` has an empty one). Defaults to `""`.
+    /// path, and every other slash separates two segments (so `"a//b"` has an empty one, and `"/"` alone is the base
+    /// URL with a trailing slash). `""` for the base URL itself, or for a route that names only ``pathSegments``.
     var path: String { get }
 
     /// Segments after ``path``, each percent-encoded whole, so that `/`, `?`, `#` and `%` in a segment are its own
-    /// bytes (`"a/b"` goes as `a%2Fb`). A `.` or `..` segment is refused. Defaults to none.
+    /// bytes (`"a/b"` goes as `a%2Fb`); a trailing slash of ``path`` joins them without an empty segment. A `.` or
+    /// `..` segment is refused. Defaults to none.
     var pathSegments: [String] { get }
 
     /// Query items appended in order. Defaults to none.
@@ -70,9 +73,6 @@ public protocol Endpoint: URLRequestProtocol {
 }
 
 extension Endpoint {
-    /// The base URL itself, or what ``pathSegments`` adds to it.
-    public var path: String { "" }
-
     /// No segments besides ``path``.
     public var pathSegments: [String] { [] }
 
@@ -82,7 +82,13 @@ extension Endpoint {
     /// ``baseURL`` joined with ``path``, ``pathSegments`` and ``queryItems``.
     public var url: URL {
         get throws(NetworkError) {
-            try URLJoining.url(base: baseURL, path: path, segments: pathSegments, queryItems: queryItems)
+            try url(joinedTo: baseURL)
         }
+    }
+
+    /// `base` joined with ``path``, ``pathSegments`` and ``queryItems``: the route's URL on another base (an
+    /// ``APIEnvironment``'s).
+    func url(joinedTo base: URL) throws(NetworkError) -> URL {
+        try URLJoining.url(base: base, path: path, segments: pathSegments, queryItems: queryItems)
     }
 }

@@ -45,8 +45,7 @@ import Foundation
         if !environment.baseURLs.isEmpty, let endpoint = route as? any Endpoint,
             let base = environment.baseURL(for: endpoint.baseURL)
         {
-            return try URLJoining.url(
-                base: base, path: endpoint.path, segments: endpoint.pathSegments, queryItems: endpoint.queryItems)
+            return try endpoint.url(joinedTo: base)
         }
         return try read(.url) { try route.url }
     }

@@ -6,13 +6,17 @@ enum URLJoining {
     static func url(
         base: URL,
         path: String,
-        segments: [String] = [],
+        segments: [String],
         queryItems: [URLQueryItem]
     ) throws(NetworkError) -> URL {
         try RequestRules.validate(base)
         let (basePart, baseQuery) = split(base.absoluteString)
         var prefix = basePart
         var joinedPath = try encodedPath(path)
+        if !segments.isEmpty, joinedPath.utf8.last == UInt8(ascii: "/") {
+            // The path's own trailing slash and the segments' first one are one joint too.
+            joinedPath.removeLast()
+        }
         for segment in segments { joinedPath += try "/" + encodedSegment(segment) }
         if joinedPath.isEmpty {
             // No path of its own: the base URL's path stands as written.
@@ -67,7 +71,9 @@ enum URLJoining {
         for segment in segments {
             if isDotSegment(segment) {
                 throw .invalidRequest(
-                    .url, reason: "path \"\(path)\" contains a \"\(String(decoding: segment, as: UTF8.self))\" segment")
+                    .url,
+                    reason: "path \"\(path)\" contains a \"\(String(decoding: segment, as: UTF8.self))\" segment, "
+                        + "which a server or a transport resolves into another path")
             }
             result += "/"
             if segment.allSatisfy(isPathCharacter) {

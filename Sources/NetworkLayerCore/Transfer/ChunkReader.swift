@@ -66,7 +66,7 @@ import Foundation
             let got = Foundation.read(handle.fileDescriptor, base + count, wanted - count)
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                let reason = got == 0 ? "it shrank while being sent" : String(cString: strerror(errno))
+                let reason = got == 0 ? "it shrank while being read" : String(cString: strerror(errno))
                 throw .invalidRequest(.body, reason: "cannot read \(file.path): \(reason)")
             }
             count += got

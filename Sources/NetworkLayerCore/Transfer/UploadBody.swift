@@ -68,10 +68,11 @@ public struct UploadBody: Sendable {
     }
 
     /// The `Content-Type` an upload of this body goes as when its request names none: the body's own (a multipart
-    /// form's, with its boundary), or `application/octet-stream`. Every transport applies this one rule, through
-    /// ``RequestRules/check(_:uploading:)`` or ``inMemory(_:)``, so an upload sent through ``Network`` and one sent
-    /// by calling a transport directly carry the same header.
-    var contentType: String {
+    /// form's, with its boundary), or `application/octet-stream`. A middleware that signs the type reads it here: the
+    /// label is added after the middleware, by the transport's check. Every transport applies this one rule, through
+    /// `RequestRules.check(_:uploading:)` or `inMemory(_:)`, so an upload sent through ``Network`` and one sent by
+    /// calling a transport directly carry the same header.
+    public var contentType: String {
         if case .multipart(let form) = source { return form.contentType }
         return "application/octet-stream"
     }
@@ -100,7 +101,8 @@ public struct UploadBody: Sendable {
     /// when asked for progress); `nil` otherwise.
     public var bytesSent: Int64? { progress?.completedBytes }
 
-    /// The bytes of a ``data(_:)`` body; `nil` for a file, a form or a stream.
+    /// The bytes of a ``data(_:)`` body; `nil` for a file, a form or a stream (``forEachChunk(_:)`` reads any of them
+    /// but a stream).
     public var data: Data? {
         if case .data(let data) = source { return data }
         return nil
@@ -121,7 +123,9 @@ public struct UploadBody: Sendable {
     ///
     /// Bytes are handed over as they are, a file is read from disk with a handle of its own (memory stays at one
     /// chunk, and the transport still reads the file itself when it sends), a form is encoded part by part as it
-    /// will go out. Each call reads from the start.
+    /// will go out. Each call reads from the start. A file is read as long as it is when the read begins; one that
+    /// changes between this read and the send goes out as it is then, and a hash taken here no longer matches it (a
+    /// server that checks the hash refuses it). The read stops when the task is cancelled.
     ///
     /// ```swift
     /// var hash = MyHash()                               // CryptoKit's SHA256 on Apple platforms, for example
@@ -130,7 +134,8 @@ public struct UploadBody: Sendable {
     ///
     /// - Throws: ``NetworkError/invalidRequest(_:reason:underlyingError:)`` for the body, before any chunk, for a
     ///   ``stream(_:length:)`` body (its chunks are read once, by the transport: hash them as you produce them) or a
-    ///   file that cannot be read, and when a file changes length while it is read; whatever `body` throws.
+    ///   file that cannot be read, and when a file shrinks while it is read; ``NetworkError/cancelled`` when the task
+    ///   is cancelled; whatever `body` throws.
     public func forEachChunk(_ body: (Data) throws -> Void) throws {
         if case .stream = source {
             throw NetworkError.invalidRequest(
@@ -142,6 +147,7 @@ public struct UploadBody: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 1)
         defer { buffer.deallocate() }
         while true {
+            if Task.isCancelled { throw NetworkError.cancelled }
             let count = try reader.read(into: buffer)
             guard count > 0 else { return }
             try body(Data(buffer[..<count]))

@@ -29,6 +29,7 @@ struct UploadSigningTests {
     /// The example's request: `PUT /test$file.text` on the example bucket, with its `Date` and storage class.
     struct PutObject: Endpoint {
         var baseURL: URL { URL(string: "https://examplebucket.s3.amazonaws.com")! }
+        var path: String { "" }
         var pathSegments: [String] { ["test$file.text"] }
         var method: HTTPMethod { .put }
         var headers: [String: String]? {
@@ -72,6 +73,45 @@ struct UploadSigningTests {
         #expect(chunks.reduce(Data(), +) == whole)
         #expect(UploadBody.file(file).file == file && UploadBody.file(file).data == nil)
         #expect(UploadBody.data(whole).data == whole && UploadBody.data(whole).file == nil)
+    }
+
+    @Test func aFormIsReadAsItGoesOut() async throws {
+        var form = MultipartForm(boundary: "sig")
+        form.append("Ann", name: "title")
+        form.append(Self.body, name: "note", filename: "note.txt", contentType: "text/plain")
+        var read = Data()
+        try UploadBody.multipart(form).forEachChunk { read.append($0) }
+        let mock = MockTransport(defaultResponse: .status(200))
+        try await Network(transport: mock).upload(PutObject(), from: .multipart(form))
+        #expect(read == mock.requests.first?.httpBody)
+        #expect(
+            UploadBody.multipart(form).contentType == mock.requests.first?.value(forHTTPHeaderField: "Content-Type"))
+    }
+
+    @Test func aFileThatShrinksWhileItIsReadFailsTheRead() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let file = scratch.url.appendingPathComponent("shrinking.bin")
+        try Data(count: 3 * UploadBody.chunkSize).write(to: file)
+        let error = #expect(throws: NetworkError.self) {
+            try UploadBody.file(file).forEachChunk { _ in try Data(count: 10).write(to: file) }
+        }
+        guard case .invalidRequest(.body, let reason, _) = error else {
+            Issue.record("expected an invalid body, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("shrank while being read"))
+    }
+
+    @Test func aCancelledTaskStopsTheRead() async throws {
+        let read = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            var chunks = 0
+            try UploadBody.data(Self.body).forEachChunk { _ in chunks += 1 }
+            return chunks
+        }
+        let result = await read.result
+        #expect((result.error as? NetworkError)?.isCancelled == true, "\(result)")
     }
 
     @Test func aStreamSaysItCannotBeReadBeforeItIsSentAndNothingGoesOut() async throws {

@@ -22,7 +22,11 @@ extension LoopbackIntegration {
             try await network.send(ObjectRoute(baseURL: base, path: "/a//b.txt"))
             try await network.send(ObjectRoute(baseURL: base, path: "/a/b.txt"))
             try await network.send(ObjectRoute(baseURL: base, path: "//lead/trail/"))
-            #expect(server.requests.map(\.target) == ["/bucket/a//b.txt", "/bucket/a/b.txt", "/bucket//lead/trail/"])
+            try await network.send(ObjectRoute(baseURL: server.baseURL, path: "//x"))
+            #expect(
+                server.requests.map(\.target) == [
+                    "/bucket/a//b.txt", "/bucket/a/b.txt", "/bucket//lead/trail/", "//x",
+                ])
         }
 
         @Test(arguments: TransportKind.all)

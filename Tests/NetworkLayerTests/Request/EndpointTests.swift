@@ -54,6 +54,19 @@ struct EndpointTests {
         #expect(decoded == segments, "each segment reads back as given")
     }
 
+    /// A slash between the path and the segments is one joint, as between the base and the path: `"/"` or
+    /// `"/objects/"` with segments makes no empty segment; a second slash does.
+    @Test(arguments: [
+        ("", "https://h.example/media/k"), ("/", "https://h.example/media/k"),
+        ("/objects", "https://h.example/objects/media/k"), ("/objects/", "https://h.example/objects/media/k"),
+        ("/objects//", "https://h.example/objects//media/k"),
+    ])
+    func aPathsTrailingSlashJoinsItsSegments(path: String, expected: String) throws {
+        var endpoint = SegmentEndpoint(base: "https://h.example/", segments: ["media", "k"])
+        endpoint.path = path
+        #expect(try endpoint.url.absoluteString == expected)
+    }
+
     @Test func segmentsFollowThePathAndTheQueryFollowsThem() throws {
         var endpoint = SegmentEndpoint(base: "https://h.example/api?k=1", segments: ["b", "c?"])
         endpoint.path = "/v2/objects"

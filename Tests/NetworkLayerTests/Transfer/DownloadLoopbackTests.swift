@@ -166,6 +166,25 @@ extension LoopbackIntegration {
             #expect(log.late == 0)
         }
 
+        /// ``Network/timeout`` covers the wait for the head; a body that keeps moving is bounded by the idle
+        /// timeout only, however long the whole takes.
+        @Test(arguments: TransportKind.all)
+        func aDownloadThatKeepsMovingOutlastsTheNetworksTimeout(_ kind: TransportKind) async throws {
+            // Typed, and sniffing turned off: Apple's URLSession would otherwise hold the head back until 512 bytes
+            // arrived (played in the Apple flavor), and the head itself would outlast the timeout.
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nX-Content-Type-Options: nosniff\r\n"
+                + "Content-Length: 30\r\nETag: \(Self.etag)\r\n\r\n"
+            let server = try TestHTTPServer { _ in .drip(head: Data(head.utf8), intervalMilliseconds: 50) }
+            defer { server.stop() }
+            let directory = try DownloadDirectory()
+            let network = try kind.network(timeout: 0.5)
+            let start = ContinuousClock.now
+            _ = try await network.download(StreamRoute(server, "video"), to: directory.destination)
+            #expect(ContinuousClock.now - start > .seconds(1), "the body took longer than the network's timeout")
+            #expect(try Self.contents(directory.destination) == Data(repeating: UInt8(ascii: "x"), count: 30))
+        }
+
         @Test(arguments: TransportKind.all)
         func cancellingMidTransferClosesTheConnectionAndLeavesTheDestination(_ kind: TransportKind) async throws {
             // A byte every 5 ms: a transfer that is under way for as long as the test needs, at a pace that even a

@@ -175,6 +175,50 @@ struct DownloadTests {
         #expect(try directory.names() == ["video.mp4"])
     }
 
+    /// A server that ignores `If-Range` answers the range of its new file with `206`: its other `ETag` shows the
+    /// file changed, and the download starts over instead of splicing the new file's end onto the old one's start.
+    @Test func aServerThatIgnoresIfRangeButNamesItsNewVersionStartsTheFileOver() async throws {
+        let directory = try DownloadDirectory()
+        // The old version's start differs from the new one's: a splice would show in the destination.
+        try Data(repeating: 0xEE, count: 1000).write(to: directory.partial)
+        try Data("ETag: \"v0\"\n".utf8).write(to: directory.sidecar)
+        let rest = Data(Self.file.dropFirst(1000))
+        let mock = MockTransport()
+        mock.respond(
+            to: FileRoute(),
+            with: [
+                .data(
+                    rest, status: 206,
+                    headers: [
+                        "Content-Range": "bytes 1000-\(Self.file.count - 1)/\(Self.file.count)", "ETag": Self.etag,
+                    ]),
+                .download(Self.file, etag: Self.etag),
+            ])
+        _ = try await Network(transport: mock).download(FileRoute(), to: directory.destination)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == ["bytes=1000-", nil])
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+    }
+
+    @Test func everyResumeGoesThroughTheMiddlewareAndIsSigned() async throws {
+        let directory = try DownloadDirectory()
+        let mock = MockTransport()
+        mock.respond(
+            to: FileRoute(),
+            with: [
+                .download(Self.file, etag: Self.etag).droppingConnection(after: 100_000),
+                .download(Self.file, etag: Self.etag).droppingConnection(after: 100_000),
+                .download(Self.file, etag: Self.etag),
+            ])
+        let network = Network(transport: mock, middleware: [UploadSigningTests.signer])
+        _ = try await network.download(FileRoute(), to: directory.destination)
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Range") } == [nil, "bytes=100000-", "bytes=200000-"])
+        let signatures = mock.requests.compactMap { $0.value(forHTTPHeaderField: "Authorization") }
+        #expect(signatures.count == 3, "each resume signed by the network's middleware")
+        #expect(
+            mock.requests.allSatisfy { $0.value(forHTTPHeaderField: "x-amz-content-sha256") == SigV4Signer.emptyHash })
+        #expect(try Data(contentsOf: directory.destination) == Self.file)
+    }
+
     @Test func aPartialAsLongAsTheFileGets416AndStartsOver() async throws {
         let directory = try DownloadDirectory()
         try Self.file.write(to: directory.partial)
