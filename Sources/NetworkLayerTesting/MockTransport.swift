@@ -36,7 +36,8 @@ import NetworkLayerSupport
 /// was registered. The mock never invents a response and never hangs.
 ///
 /// A delayed response honours the request's deadline (`Network.timeout`) the way a real transport
-/// does: a delay longer than the deadline ends in a timeout.
+/// does: a delay longer than the deadline ends in a timeout. A request whose task is already cancelled is neither
+/// answered nor recorded, as a real transport sends nothing for it.
 ///
 /// `MockTransport` is `Sendable` and safe to share between concurrent sends. It has no global state, so tests that
 /// run in parallel each use their own, from Swift Testing or XCTest alike.
@@ -163,7 +164,8 @@ public final class MockTransport: Transport {
     /// Records the request and answers with the response registered for it.
     ///
     /// - Throws: The registered failure, ``UnmatchedRequest`` when nothing matches, or `CancellationError` when the
-    ///   task is cancelled during a delay.
+    ///   task is cancelled: before the send (nothing is recorded, as a real transport sends nothing) or during a
+    ///   delay.
     ///   A request that `Network` would refuse (a header value with a line break, say) fails the same way here,
     ///   before it is recorded, and a body without a `Content-Type` gets one, as `Network` gives it.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
@@ -252,6 +254,8 @@ public final class MockTransport: Transport {
     }
 
     private func answer(to request: URLRequest) async throws -> MockResponse {
+        // A real transport sends nothing for a task cancelled before it starts: neither is this one recorded.
+        if Task.isCancelled { throw CancellationError() }
         let response = try state.withLock { state in
             state.requests.append(request)
             return try state.nextResponse(for: request).answering(request)
