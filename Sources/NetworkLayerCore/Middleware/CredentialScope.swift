@@ -67,6 +67,10 @@ public struct CredentialScope: Sendable {
     }
 
     /// Requests to these hosts, on any scheme and port; names compare without regard to case.
+    ///
+    /// Name the hosts as your routes declare them: in an ``APIEnvironment`` that maps a base URL on one of them (to
+    /// staging, or a local server), requests to the mapped base URL's host get the credential too, and only in that
+    /// environment. A redirect to another host still leaves the credential behind.
     public static func hosts(_ hosts: Set<String>) -> CredentialScope {
         CredentialScope(.hosts(Set(hosts.map { $0.lowercased() })))
     }
@@ -123,6 +127,13 @@ public struct CredentialScope: Sendable {
         }
     }
 
+    /// Whether `environment` maps a base URL on one of `hosts` to a base URL on `host`.
+    private static func maps(_ hosts: Set<String>, to host: String, in environment: APIEnvironment) -> Bool {
+        environment.baseURLs.contains { declared, actual in
+            actual.host?.lowercased() == host && declared.host.map { hosts.contains($0.lowercased()) } == true
+        }
+    }
+
     /// The scope's answer for `url`; a first request of a ``firstOrigin`` scope in an environment fixes its origin
     /// there until ``requestEnded(to:in:reachedServer:)`` says whether it left.
     private func verdict(for url: URL?, in environment: APIEnvironment) -> Verdict {
@@ -131,9 +142,10 @@ public struct CredentialScope: Sendable {
             return .included(fixing: false)
         case .hosts(let hosts):
             guard let host = url?.host?.lowercased() else { return .excluded(reason: "the request has no host") }
-            if hosts.contains(host) { return .included(fixing: false) }
+            if hosts.contains(host) || Self.maps(hosts, to: host, in: environment) { return .included(fixing: false) }
             let named = hosts.sorted().joined(separator: ", ")
-            return .excluded(reason: "its host \(host) is not one of the scope's hosts (\(named))")
+            let mapped = environment.baseURLs.isEmpty ? "" : ", nor one \(environment.name) maps them to"
+            return .excluded(reason: "its host \(host) is not one of the scope's hosts (\(named))\(mapped)")
         case .firstOrigin(let first):
             guard let url else { return .excluded(reason: "the request has no URL") }
             let prefix = URLText.authorityPrefix(of: url.absoluteString)

@@ -1,5 +1,6 @@
 import Foundation
 import NetworkLayerSupport
+import NetworkLayerTesting
 import Testing
 
 @testable import NetworkLayer
@@ -42,5 +43,40 @@ struct CredentialScopeTests {
         #expect(scope.includes(URL(string: "https://staging.example.com/a"), in: staging))
         #expect(!scope.includes(URL(string: "https://staging.example.com/a"), in: .asDeclared))
         #expect(!scope.includes(URL(string: "https://api.example.com/a"), in: staging))
+    }
+
+    @Test func namedHostsFollowTheEnvironmentThatMapsThemAndNoOther() {
+        let scope = CredentialScope.hosts(["api.example.com"])
+        let local = APIEnvironment(
+            "local",
+            baseURLs: [
+                URL(string: "https://api.example.com/v1")!: URL(string: "http://127.0.0.1:8080/v1")!,
+                URL(string: "https://images.example.com")!: URL(string: "http://localhost:9090")!,
+            ])
+        #expect(scope.includes(URL(string: "https://api.example.com/v1/users"), in: .asDeclared))
+        #expect(!scope.includes(URL(string: "http://127.0.0.1:8080/v1/users"), in: .asDeclared))
+        #expect(scope.includes(URL(string: "http://127.0.0.1:8080/v1/users"), in: local), "the API's local twin")
+        #expect(!scope.includes(URL(string: "http://localhost:9090/a.png"), in: local), "images were not named")
+        #expect(!scope.includes(URL(string: "https://cdn.example.com/a.png"), in: local))
+    }
+
+    /// An app's scope names its API as its routes do; an environment it chose carries the token to the mapped host.
+    @Test func theTokenReachesTheMappedHostThroughTheNetwork() async throws {
+        let mock = MockTransport(defaultResponse: .json(aliceJSON))
+        let local = APIEnvironment(
+            "local", baseURLs: [URL(string: "https://api.example.com/v1")!: URL(string: "http://127.0.0.1:8080/v1")!])
+        let network = Network(
+            transport: mock,
+            middleware: [
+                AuthenticationMiddleware(
+                    token: { "t-1" }, refresh: {}, sendingTokenTo: .hosts(["api.example.com"]))
+            ],
+            environment: local)
+        let user: User = try await network.send(APIRoute.user(id: 7))
+        #expect(user == alice)
+        #expect(mock.requests.first?.url?.absoluteString == "http://127.0.0.1:8080/v1/users/7")
+        #expect(mock.requests.first?.value(forHTTPHeaderField: "Authorization") == "Bearer t-1")
+        let _: Data = try await network.send(TestRoute("https://cdn.example.com/a.png"))
+        #expect(mock.requests.last?.value(forHTTPHeaderField: "Authorization") == nil, "no token to an unnamed host")
     }
 }
