@@ -18,7 +18,7 @@ esac
 shift || true
 all_targets=(FuzzServerSentEvents FuzzLines FuzzHeaderBlock FuzzHeaderValues FuzzWebSocketFrames FuzzWebSocketInflate
     FuzzWebSocketHandshake FuzzHostPool FuzzWebSocketLifecycle FuzzStateMachines FuzzJournal FuzzCacheFile FuzzPEM
-    FuzzRedirects FuzzValidators FuzzMultipart)
+    FuzzRedirects FuzzValidators FuzzMultipart FuzzLinkHeader)
 if [ "$#" -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 for target in "${targets[@]}"; do
     case " ${all_targets[*]} " in

@@ -83,6 +83,11 @@ let package = Package(
             name: "FuzzValidators",
             dependencies: ["FuzzDriver", .product(name: "NetworkLayerOffline", package: "NetworkLayer")]
         ),
+        // The Link header (RFC 8288) a paginated response carries: its relations and URLs, read back as written.
+        .executableTarget(
+            name: "FuzzLinkHeader",
+            dependencies: ["FuzzDriver", .product(name: "NetworkLayerCore", package: "NetworkLayer")]
+        ),
         // The multipart parser of NetworkLayerTesting, on any body and on the forms MultipartForm encodes.
         .executableTarget(
             name: "FuzzMultipart",

@@ -24,13 +24,13 @@ extension Network {
     /// ```
     ///
     /// - Parameters:
-    ///   - middleware: What every request goes through, first to last.
+    ///   - middleware: What every request goes through, first to last. Defaults to none.
     ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
     ///   - decoder: How JSON bodies are decoded. Defaults to `ResponseDecoder()`.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
     ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
     public init(
-        middleware: [any Middleware],
+        middleware: [any Middleware] = [],
         environment: APIEnvironment = .asDeclared,
         decoder: ResponseDecoder = ResponseDecoder(),
         acceptableStatusCodes: Set<Int> = Set(200..<300),
@@ -38,6 +38,26 @@ extension Network {
     ) {
         self.init(
             transport: Self.recommendedTransport(), middleware: middleware, environment: environment, decoder: decoder,
+            acceptableStatusCodes: acceptableStatusCodes, timeout: timeout)
+    }
+
+    /// Creates a network on the platform's recommended transport that decodes JSON bodies with the settings
+    /// `decoder` has now (they are copied).
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromSnakeCase
+    /// let network = Network(decoder: decoder)
+    /// ```
+    public init(
+        middleware: [any Middleware] = [],
+        environment: APIEnvironment = .asDeclared,
+        decoder: JSONDecoder,
+        acceptableStatusCodes: Set<Int> = Set(200..<300),
+        timeout: TimeInterval = 60
+    ) {
+        self.init(
+            middleware: middleware, environment: environment, decoder: ResponseDecoder(decoder),
             acceptableStatusCodes: acceptableStatusCodes, timeout: timeout)
     }
 

@@ -92,6 +92,34 @@ public struct Network: Sendable {
         attachMiddleware()
     }
 
+    /// Creates a network over a transport that decodes JSON bodies with the settings `decoder` has now.
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromSnakeCase   // "avatar_url" decodes into avatarUrl
+    /// let network = Network(transport: URLSessionTransport(), decoder: decoder)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: Where requests go: ``URLSessionTransport`` for real traffic, your own for tests.
+    ///   - middleware: What every request goes through, first to last. Defaults to none.
+    ///   - environment: Where ``Endpoint`` routes go, for example staging. Defaults to where they say.
+    ///   - decoder: How JSON bodies are decoded: its settings are copied, so changing it later changes nothing.
+    ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
+    ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
+    public init(
+        transport: any Transport,
+        middleware: [any Middleware] = [],
+        environment: APIEnvironment = .asDeclared,
+        decoder: JSONDecoder,
+        acceptableStatusCodes: Set<Int> = Set(200..<300),
+        timeout: TimeInterval = 60
+    ) {
+        self.init(
+            transport: transport, middleware: middleware, environment: environment, decoder: ResponseDecoder(decoder),
+            acceptableStatusCodes: acceptableStatusCodes, timeout: timeout)
+    }
+
     /// Tells each middleware that sends later (``NetworkAttachedMiddleware``, such as an offline queue) that it serves
     /// this network, so that its later sends go through this network's transport, clock and other middleware; if several
     /// networks attach it, the last one counts.

@@ -30,6 +30,18 @@ public struct Response<Value> {
     /// platform (FoundationNetworking spells it `Etag`).
     public var headers: HeaderFields { HeaderFields(httpResponse.headerFields) }
 
+    /// The links of the response's `Link` header (RFC 8288), by relation, each resolved against the response's URL:
+    /// a paginated API's `links["next"]`, `links["last"]`. Empty when there is no `Link` header.
+    ///
+    /// ```swift
+    /// var page: Response<[Repository]> = try await network.send(GitHubRoute.repositories(page: 1))
+    /// while let next = page.links["next"] { page = try await network.send(GitHubRoute.page(next)) }
+    /// ```
+    public var links: [String: URL] {
+        guard let value = headers["Link"] else { return [:] }
+        return LinkHeader.links(in: value, relativeTo: httpResponse.url)
+    }
+
     /// Whether the value came from the network or from a cache such as `ResponseCache` (fresh, revalidated, or
     /// stale while offline): see ``ResponseProvenance``.
     public var source: ResponseSource {

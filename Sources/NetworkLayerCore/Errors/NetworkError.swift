@@ -58,6 +58,19 @@ public enum NetworkError: Error, Sendable {
         }
     }
 
+    /// The response body decoded as `type` (an API's error document, say a 422's validation errors), or `nil` when no
+    /// response arrived, its body is empty, or it is not that type.
+    ///
+    /// ```swift
+    /// } catch {
+    ///     if error.statusCode == 422, let problems = error.decodedBody(as: ValidationErrors.self) { show(problems) }
+    /// }
+    /// ```
+    public func decodedBody<Body: Decodable>(as type: Body.Type, using decoder: JSONDecoder = JSONDecoder()) -> Body? {
+        guard let body = responseBody, !body.isEmpty else { return nil }
+        return try? decoder.decode(type, from: body)
+    }
+
     /// The response body, when a response arrived.
     public var responseBody: Data? {
         switch self {

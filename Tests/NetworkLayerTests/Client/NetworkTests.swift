@@ -453,3 +453,42 @@ extension Result {
         return nil
     }
 }
+
+@Suite("What a migrating user writes first: a JSONDecoder, an API's error document")
+struct MigrationConveniencesTests {
+    struct Repository: Decodable, Equatable {
+        let fullName: String
+        let stargazersCount: Int
+    }
+
+    struct ValidationErrors: Decodable, Equatable {
+        struct Problem: Decodable, Equatable {
+            let field: String
+            let code: String
+        }
+        let message: String
+        let errors: [Problem]
+    }
+
+    @Test func aJSONDecoderIsTakenAsItIsWithItsKeyStrategy() async throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let mock = MockTransport(defaultResponse: .json(#"{"full_name":"a/b","stargazers_count":7}"#))
+        let network = Network(transport: mock, decoder: decoder)
+        decoder.keyDecodingStrategy = .useDefaultKeys  // later changes are not the network's
+        let repository: Repository = try await network.send(TestRoute("https://api.example.com/repos/a/b"))
+        #expect(repository == Repository(fullName: "a/b", stargazersCount: 7))
+        let everything = Network(decoder: JSONDecoder())
+        #expect(everything.middleware.isEmpty)
+    }
+
+    @Test func anErrorsBodyDecodesAsTheAPIsErrorDocument() async throws {
+        let document = #"{"message":"Validation Failed","errors":[{"field":"name","code":"missing"}]}"#
+        let mock = MockTransport(defaultResponse: .json(document, status: 422))
+        let error = await sendExpectingFailure(Network(transport: mock), TestRoute("https://api.example.com/repos"))
+        let decoded = error?.decodedBody(as: ValidationErrors.self)
+        #expect(decoded?.errors == [.init(field: "name", code: "missing")])
+        #expect(error?.decodedBody(as: Repository.self) == nil, "not that type")
+        #expect(NetworkError.cancelled.decodedBody(as: ValidationErrors.self) == nil, "no response")
+    }
+}
