@@ -31,9 +31,10 @@ import NetworkLayerSupport
 /// ```
 ///
 /// When several registrations match a request, the most specific kind wins: a route (method and URL), then a method
-/// and path, then a predicate, then the default response; among registrations of one kind, the latest wins.
-/// A request that nothing matches fails with ``UnmatchedRequest``, whose description names the request and lists what
-/// was registered. The mock never invents a response and never hangs.
+/// and path, then a predicate, then a responder closure, then the default response, then the fallback transport; a
+/// predicate registered with `overridingRoutes: true` comes before them all. Among registrations of one kind, the
+/// latest wins. A request that nothing answers fails with ``UnmatchedRequest``, whose description names the request
+/// and lists what was registered. The mock never invents a response and never hangs.
 ///
 /// A delayed response honours the request's deadline (`Network.timeout`) the way a real transport
 /// does: a delay longer than the deadline ends in a timeout. A request whose task is already cancelled is neither
@@ -51,6 +52,13 @@ public final class MockTransport: Transport {
     public convenience init(defaultResponse: MockResponse) {
         self.init()
         respondByDefault(with: defaultResponse)
+    }
+
+    /// Creates a mock that sends what it has no answer for through `fallback`, a real transport: stub some routes,
+    /// and let the rest reach a server. Every request is recorded, the ones sent on too.
+    public convenience init(fallback: any Transport) {
+        self.init()
+        state.withLock { $0.fallback = fallback }
     }
 
     /// Every request sent through the mock, matched or not, in the order they arrived.
@@ -131,13 +139,44 @@ public final class MockTransport: Transport {
     }
 
     /// Answers requests for which `predicate` returns true with `response`.
+    ///
+    /// A predicate comes after routes and paths, so that it answers what they leave; with `overridingRoutes` it comes
+    /// before them ("a 401 while the token is old", whatever the route).
     public func respond(
         where predicate: @escaping @Sendable (URLRequest) -> Bool,
         with response: MockResponse,
+        overridingRoutes: Bool = false,
         fileID: String = #fileID,
         line: Int = #line
     ) {
-        register(.predicate(predicate), [response], fileID: fileID, line: line)
+        register(
+            overridingRoutes ? .overridingPredicate(predicate) : .predicate(predicate), [response], fileID: fileID,
+            line: line)
+    }
+
+    /// Answers with what `responder` returns for a request, or leaves it to the default response (or the fallback
+    /// transport) when it returns `nil`: for what fixed stubs cannot say (a response built from the request's
+    /// body, a status that depends on a header). Consulted after every registration; the latest responder first.
+    public func respond(
+        using responder: @escaping @Sendable (URLRequest) -> MockResponse?,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        let location = "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
+        state.withLock { $0.responders.append((responder, location)) }
+    }
+
+    /// Answers each route with its sample response (``SampledRoute/sampleResponse``), after `delay` when one is
+    /// given: every route of a test answered in one line, as a route describes itself.
+    public func respondWithSamples(
+        of routes: [any SampledRoute],
+        delayedBy delay: Duration = .zero,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        for route in routes {
+            respond(to: route, with: route.sampleResponse.delayed(by: delay), fileID: fileID, line: line)
+        }
     }
 
     /// Answers every request that no other registration matches with `response`.
@@ -145,10 +184,11 @@ public final class MockTransport: Transport {
         state.withLock { $0.defaultResponse = response }
     }
 
-    /// Removes every registration and the default response; recorded requests stay.
+    /// Removes every registration, responder and the default response; recorded requests and the fallback stay.
     public func removeAllResponses() {
         state.withLock {
             $0.registrations.removeAll()
+            $0.responders.removeAll()
             $0.defaultResponse = nil
         }
     }
@@ -174,7 +214,10 @@ public final class MockTransport: Transport {
 
     /// Records a request that is already checked and answers it.
     @_spi(TransportKit) public func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        try Self.whole(try await answer(to: request), for: request)
+        switch try await lookUp(request) {
+        case .answer(let response): return try Self.whole(response, for: request)
+        case .fallback(let transport): return try await transport.send(request)
+        }
     }
 
     /// A response's body whole, with its head.
@@ -204,7 +247,11 @@ public final class MockTransport: Transport {
     /// Records a request that is already checked and answers it at the head.
     @_spi(TransportKit) public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
     {
-        let response = try await answer(to: request)
+        let response: MockResponse
+        switch try await lookUp(request) {
+        case .answer(let answer): response = answer
+        case .fallback(let transport): return try await transport.stream(request)
+        }
         guard case .streamed(let status, let headers, let chunks, let interval, let dropAfter) = response.outcome
         else {
             let (body, head) = try Self.whole(response, for: request)
@@ -253,17 +300,35 @@ public final class MockTransport: Transport {
         return true
     }
 
-    private func answer(to request: URLRequest) async throws -> MockResponse {
+    /// What answers a request: a response of the mock's, or the fallback transport.
+    private enum Answerer {
+        case answer(MockResponse)
+        case fallback(any Transport)
+    }
+
+    /// Records the request and finds what answers it; waits for a response's delay.
+    private func lookUp(_ request: URLRequest) async throws -> Answerer {
         // A real transport sends nothing for a task cancelled before it starts: neither is this one recorded.
         if Task.isCancelled { throw CancellationError() }
-        let response = try state.withLock { state in
+        let (registered, responders, fallback) = state.withLock { state in
             state.requests.append(request)
-            return try state.nextResponse(for: request).answering(request)
+            return (state.registeredResponse(for: request), state.responders, state.fallback)
         }
+        var found = registered
+        if found == nil {
+            // Responders are the test's own code: called outside the lock, the latest first.
+            found = responders.reversed().lazy.compactMap { responder, _ in responder(request) }.first
+        }
+        if found == nil, let defaultResponse = state.withLock({ $0.defaultResponse }) { found = defaultResponse }
+        guard let found else {
+            if let fallback { return .fallback(fallback) }
+            throw state.withLock { $0.unmatched(request) }
+        }
+        let response = found.answering(request)
         if response.delay > 0 {
             try await wait(response.delay, for: request)
         }
-        return response
+        return .answer(response)
     }
 
     private static func head(_ status: Int, _ headers: [String: String], for request: URLRequest) throws
@@ -282,7 +347,11 @@ extension MockTransport {
     /// server that refused (`NetworkError.unacceptableStatus` with its status and body), or its failure.
     public func openWebSocket(_ request: URLRequest, settings: WebSocketSettings) async throws -> WebSocketOpening {
         let checked = try RequestRules.check(request.withWebSocketSchemeAsHTTP)
-        let response = try await answer(to: checked)
+        let response: MockResponse
+        switch try await lookUp(checked) {
+        case .answer(let answer): response = answer
+        case .fallback(let transport): return try await transport.openWebSocket(request, settings: settings)
+        }
         guard case .webSocket(let script, let subprotocol) = response.outcome else {
             let (body, head) = try Self.whole(response, for: checked)
             throw NetworkError.unacceptableStatus(head.statusCode, headers: HeaderFields(head), body: body)
@@ -326,25 +395,31 @@ extension MockTransport {
     /// Everything the mock knows, guarded by one lock.
     struct State {
         var registrations: [Registration] = []
+        var responders: [(@Sendable (URLRequest) -> MockResponse?, String)] = []
         var defaultResponse: MockResponse?
+        var fallback: (any Transport)?
         var requests: [URLRequest] = []
         var webSocketMessages: [WebSocketMessage] = []
 
-        /// The response for a request: most specific registration first, the latest among equals.
-        mutating func nextResponse(for request: URLRequest) throws -> MockResponse {
+        /// The response a registration gives a request: most specific registration first, the latest among equals.
+        mutating func registeredResponse(for request: URLRequest) -> MockResponse? {
             let candidates = registrations.indices.filter { registrations[$0].matcher.matches(request) }
             let best = candidates.max { first, second in
                 let (a, b) = (registrations[first].matcher.rank, registrations[second].matcher.rank)
                 return a == b ? first < second : a < b
             }
-            if let best, let response = registrations[best].next() { return response }
-            if let defaultResponse { return defaultResponse }
-            throw UnmatchedRequest(
+            guard let best else { return nil }
+            return registrations[best].next()
+        }
+
+        /// The error of a request nothing answers, naming what was registered.
+        func unmatched(_ request: URLRequest) -> UnmatchedRequest {
+            UnmatchedRequest(
                 method: request.httpMethod ?? "GET",
                 url: request.url?.absoluteString ?? "(no URL)",
                 registered: registrations.map {
                     "\($0.matcher) → \($0.responses.map(\.description).joined(separator: ", ")) (\($0.location))"
-                })
+                } + responders.map { "a responder (\($0.1))" })
         }
     }
 }

@@ -14,6 +14,8 @@ enum RequestMatcher: Sendable, CustomStringConvertible {
     case methodAndPath(String, String)
     /// Whatever the closure accepts.
     case predicate(@Sendable (URLRequest) -> Bool)
+    /// Whatever the closure accepts, ahead of routes (`respond(where:with:overridingRoutes: true)`).
+    case overridingPredicate(@Sendable (URLRequest) -> Bool)
     /// A route that could not be turned into a request; it matches nothing and says why in failure messages.
     case invalidRoute(String)
 
@@ -28,6 +30,7 @@ enum RequestMatcher: Sendable, CustomStringConvertible {
     /// Higher ranks are more specific and win over lower ones.
     var rank: Int {
         switch self {
+        case .overridingPredicate: 4
         case .route: 3
         case .methodAndPath: 2
         case .predicate: 1
@@ -42,7 +45,7 @@ enum RequestMatcher: Sendable, CustomStringConvertible {
             return method == expected && request.url.map(ComparableURL.init) == url
         case .methodAndPath(let expected, let path):
             return method == expected && request.url?.path == path
-        case .predicate(let predicate):
+        case .predicate(let predicate), .overridingPredicate(let predicate):
             return predicate(request)
         case .invalidRoute:
             return false
@@ -54,6 +57,7 @@ enum RequestMatcher: Sendable, CustomStringConvertible {
         case .route(let method, _, let text): "\(method) \(text)"
         case .methodAndPath(let method, let path): "\(method) path \(path)"
         case .predicate: "a predicate"
+        case .overridingPredicate: "a predicate ahead of routes"
         case .invalidRoute(let reason): "an invalid route (\(reason))"
         }
     }
