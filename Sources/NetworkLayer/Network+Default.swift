@@ -49,6 +49,7 @@ extension Network {
     /// decoder.keyDecodingStrategy = .convertFromSnakeCase
     /// let network = Network(decoder: decoder)
     /// ```
+    @_disfavoredOverload  // `decoder: .init()` stays a ResponseDecoder, as it was before this initializer
     public init(
         middleware: [any Middleware] = [],
         environment: APIEnvironment = .asDeclared,

@@ -92,6 +92,8 @@ public struct AuthenticationMiddleware: ResponseHeadMiddleware {
         // A one-shot upload body is gone once sent: only a request that can go again is refreshed for.
         guard answer.1.statusCode == 401, context.canResend else { return answer }
         try await refreshes.refresh(unlessDoneSince: refreshesSeen, using: refresh)
+        // Cancelled as the refresh ended (its answer may have crossed the cancellation): nothing more is sent.
+        try Task.checkCancellation()
         var again = context
         again.attempt += 1
         return try await next(try await withToken(request), again)

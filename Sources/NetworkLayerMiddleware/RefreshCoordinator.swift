@@ -48,7 +48,10 @@ final class RefreshCoordinator: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let cancelled = Task.isCancelled
                 let (known, starts) = state.withLock { state -> (Outcome?, Bool) in
+                    // A caller cancelled already neither waits nor starts a refresh for nobody.
+                    if cancelled { return (.failure(CancellationError()), false) }
                     if state.count > seen { return (state.lastFailure.map { .failure($0) } ?? .success(()), false) }
                     state.waiters[id] = continuation
                     defer { state.isRefreshing = true }

@@ -34,7 +34,8 @@ import NetworkLayerSupport
 /// and path, then a predicate, then a responder closure, then the default response, then the fallback transport; a
 /// predicate registered with `overridingRoutes: true` comes before them all. Among registrations of one kind, the
 /// latest wins. A request that nothing answers fails with ``UnmatchedRequest``, whose description names the request
-/// and lists what was registered. The mock never invents a response and never hangs.
+/// and lists what was registered. The mock never invents a response and never hangs; a request it sends on to its
+/// fallback transport is bounded by the request's deadline as every send of the mock is.
 ///
 /// A delayed response honours the request's deadline (`Network.timeout`) the way a real transport
 /// does: a delay longer than the deadline ends in a timeout. A request whose task is already cancelled is neither
@@ -167,7 +168,8 @@ public final class MockTransport: Transport {
     }
 
     /// Answers each route with its sample response (``SampledRoute/sampleResponse``), after `delay` when one is
-    /// given: every route of a test answered in one line, as a route describes itself.
+    /// given (a sample's own delay stands otherwise): every route of a test answered in one line, as a route
+    /// describes itself. Each route is registered as it is given (a route with another parameter is another route).
     public func respondWithSamples(
         of routes: [any SampledRoute],
         delayedBy delay: Duration = .zero,
@@ -175,7 +177,8 @@ public final class MockTransport: Transport {
         line: Int = #line
     ) {
         for route in routes {
-            respond(to: route, with: route.sampleResponse.delayed(by: delay), fileID: fileID, line: line)
+            let sample = route.sampleResponse
+            respond(to: route, with: delay > .zero ? sample.delayed(by: delay) : sample, fileID: fileID, line: line)
         }
     }
 
@@ -216,7 +219,11 @@ public final class MockTransport: Transport {
     @_spi(TransportKit) public func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         switch try await lookUp(request) {
         case .answer(let response): return try Self.whole(response, for: request)
-        case .fallback(let transport): return try await transport.send(request)
+        case .fallback(let transport):
+            if let keeping = transport as? any DeadlineKeepingTransport {
+                return try await keeping.send(checked: request)
+            }
+            return try await Self.withinDeadline(of: request) { try await transport.send(request) }
         }
     }
 
@@ -250,7 +257,11 @@ public final class MockTransport: Transport {
         let response: MockResponse
         switch try await lookUp(request) {
         case .answer(let answer): response = answer
-        case .fallback(let transport): return try await transport.stream(request)
+        case .fallback(let transport):
+            if let keeping = transport as? any DeadlineKeepingTransport {
+                return try await keeping.stream(checked: request)
+            }
+            return try await Self.withinDeadline(of: request) { try await transport.stream(request) }
         }
         guard case .streamed(let status, let headers, let chunks, let interval, let dropAfter) = response.outcome
         else {
@@ -350,7 +361,10 @@ extension MockTransport {
         let response: MockResponse
         switch try await lookUp(checked) {
         case .answer(let answer): response = answer
-        case .fallback(let transport): return try await transport.openWebSocket(request, settings: settings)
+        case .fallback(let transport):
+            return try await Self.withinDeadline(of: checked) {
+                try await transport.openWebSocket(request, settings: settings)
+            }
         }
         guard case .webSocket(let script, let subprotocol) = response.outcome else {
             let (body, head) = try Self.whole(response, for: checked)
@@ -366,6 +380,25 @@ extension MockTransport {
 }
 
 @_spi(TransportKit) extension MockTransport: DeadlineKeepingTransport {
+    /// Runs `send` on a fallback transport that does not keep deadlines itself, ending it at the request's deadline
+    /// as the mock ends every send.
+    static func withinDeadline<Answer: Sendable>(
+        of request: URLRequest,
+        _ send: @escaping @Sendable () async throws -> Answer
+    ) async throws -> Answer {
+        let timeout = request.timeoutInterval
+        return try await withThrowingTaskGroup(of: Answer.self) { group in
+            group.addTask { try await send() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                throw NetworkError.deadlineExceeded(after: timeout, for: request)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+
     /// Sleeps for a response's delay, or fails as a real transport would once the request's deadline passes first.
     private func wait(_ nanoseconds: UInt64, for request: URLRequest) async throws {
         let timeout = request.timeoutInterval

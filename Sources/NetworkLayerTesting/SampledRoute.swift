@@ -9,7 +9,7 @@ public import NetworkLayerCore
 /// extension UserRoute: SampledRoute {
 ///     var sampleResponse: MockResponse {
 ///         switch self {
-///         case .getUser(let id): .json(#"{"id":\(id),"name":"Ann","email":"ann@example.com"}"#)
+///         case .getUser(let id): .json(#"{"id":\#(id),"name":"Ann","email":"ann@example.com"}"#)
 ///         case .createUser: .status(201)
 ///         case .deleteUser: .status(204)
 ///         }

@@ -107,6 +107,7 @@ public struct Network: Sendable {
     ///   - decoder: How JSON bodies are decoded: its settings are copied, so changing it later changes nothing.
     ///   - acceptableStatusCodes: The statuses that count as success. Defaults to `200..<300`.
     ///   - timeout: The overall deadline of each send, in seconds. Defaults to 60.
+    @_disfavoredOverload  // `decoder: .init()` stays a ResponseDecoder, as it was before this initializer
     public init(
         transport: any Transport,
         middleware: [any Middleware] = [],

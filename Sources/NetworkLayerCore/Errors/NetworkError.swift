@@ -59,7 +59,8 @@ public enum NetworkError: Error, Sendable {
     }
 
     /// The response body decoded as `type` (an API's error document, say a 422's validation errors), or `nil` when no
-    /// response arrived, its body is empty, or it is not that type.
+    /// response arrived, its body is empty, or it is not that type. It decodes with `decoder` (a plain one unless you
+    /// pass yours, such as the snake_case one your network decodes with).
     ///
     /// ```swift
     /// } catch {

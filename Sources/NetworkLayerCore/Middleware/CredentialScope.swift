@@ -69,8 +69,9 @@ public struct CredentialScope: Sendable {
     /// Requests to these hosts, on any scheme and port; names compare without regard to case.
     ///
     /// Name the hosts as your routes declare them: in an ``APIEnvironment`` that maps a base URL on one of them (to
-    /// staging, or a local server), requests to the mapped base URL's host get the credential too, and only in that
-    /// environment. A redirect to another host still leaves the credential behind.
+    /// staging, or a local server), requests below the mapped base URL (its scheme, host and port, and its path) get
+    /// the credential too, and only in that environment; another service on the mapped host does not. A redirect to
+    /// another host still leaves the credential behind.
     public static func hosts(_ hosts: Set<String>) -> CredentialScope {
         CredentialScope(.hosts(Set(hosts.map { $0.lowercased() })))
     }
@@ -127,11 +128,20 @@ public struct CredentialScope: Sendable {
         }
     }
 
-    /// Whether `environment` maps a base URL on one of `hosts` to a base URL on `host`.
-    private static func maps(_ hosts: Set<String>, to host: String, in environment: APIEnvironment) -> Bool {
-        environment.baseURLs.contains { declared, actual in
-            actual.host?.lowercased() == host && declared.host.map { hosts.contains($0.lowercased()) } == true
+    /// The base URLs `environment` maps base URLs on `hosts` to.
+    private static func mappedBases(of hosts: Set<String>, in environment: APIEnvironment) -> [URL] {
+        environment.baseURLs.compactMap { declared, actual in
+            declared.host.map { hosts.contains($0.lowercased()) } == true ? actual : nil
         }
+    }
+
+    /// Whether `url` is on `base`'s origin and below its path (at a segment's boundary).
+    private static func url(_ url: URL, isBelow base: URL) -> Bool {
+        guard RedirectChain.origin(of: url) == RedirectChain.origin(of: base) else { return false }
+        var prefix = base.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        let path = url.path
+        return path == prefix || path.hasPrefix(prefix + "/")
     }
 
     /// The scope's answer for `url`; a first request of a ``firstOrigin`` scope in an environment fixes its origin
@@ -141,11 +151,15 @@ public struct CredentialScope: Sendable {
         case .anyHost:
             return .included(fixing: false)
         case .hosts(let hosts):
-            guard let host = url?.host?.lowercased() else { return .excluded(reason: "the request has no host") }
-            if hosts.contains(host) || Self.maps(hosts, to: host, in: environment) { return .included(fixing: false) }
+            guard let url, let host = url.host?.lowercased() else {
+                return .excluded(reason: "the request has no host")
+            }
+            if hosts.contains(host) { return .included(fixing: false) }
+            let mapped = Self.mappedBases(of: hosts, in: environment)
+            if mapped.contains(where: { Self.url(url, isBelow: $0) }) { return .included(fixing: false) }
             let named = hosts.sorted().joined(separator: ", ")
-            let mapped = environment.baseURLs.isEmpty ? "" : ", nor one \(environment.name) maps them to"
-            return .excluded(reason: "its host \(host) is not one of the scope's hosts (\(named))\(mapped)")
+            let below = mapped.isEmpty ? "" : ", nor below where \(environment.name) maps them"
+            return .excluded(reason: "its host \(host) is not one of the scope's hosts (\(named))\(below)")
         case .firstOrigin(let first):
             guard let url else { return .excluded(reason: "the request has no URL") }
             let prefix = URLText.authorityPrefix(of: url.absoluteString)

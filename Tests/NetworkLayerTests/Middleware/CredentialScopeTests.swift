@@ -56,8 +56,22 @@ struct CredentialScopeTests {
         #expect(scope.includes(URL(string: "https://api.example.com/v1/users"), in: .asDeclared))
         #expect(!scope.includes(URL(string: "http://127.0.0.1:8080/v1/users"), in: .asDeclared))
         #expect(scope.includes(URL(string: "http://127.0.0.1:8080/v1/users"), in: local), "the API's local twin")
+        #expect(scope.includes(URL(string: "http://127.0.0.1:8080/v1"), in: local))
         #expect(!scope.includes(URL(string: "http://localhost:9090/a.png"), in: local), "images were not named")
         #expect(!scope.includes(URL(string: "https://cdn.example.com/a.png"), in: local))
+        // Another service on the mapped host, or beside the mapped path, is not the API.
+        #expect(!scope.includes(URL(string: "http://127.0.0.1:5432/v1/users"), in: local), "another port")
+        #expect(!scope.includes(URL(string: "https://127.0.0.1:8080/v1/users"), in: local), "another scheme")
+        #expect(!scope.includes(URL(string: "http://127.0.0.1:8080/v10/users"), in: local), "another path")
+        #expect(!scope.includes(URL(string: "http://127.0.0.1:8080/admin"), in: local))
+        let gateway = APIEnvironment(
+            "gateway",
+            baseURLs: [
+                URL(string: "https://api.example.com")!: URL(string: "https://gw.corp.test/api")!,
+                URL(string: "https://partner.example.net")!: URL(string: "https://gw.corp.test/partner")!,
+            ])
+        #expect(scope.includes(URL(string: "https://gw.corp.test/api/users"), in: gateway))
+        #expect(!scope.includes(URL(string: "https://gw.corp.test/partner/users"), in: gateway), "the partner's routes")
     }
 
     /// An app's scope names its API as its routes do; an environment it chose carries the token to the mapped host.

@@ -60,26 +60,19 @@ struct RefreshCancellationTests {
         #expect(mock.requests.last?.value(forHTTPHeaderField: "Authorization") == "Bearer new-1")
     }
 
-    @Test func aWaiterCancelledBeforeItWaitsLeavesToo() async throws {
+    @Test func aCallerCancelledAsItsUnauthorizedAnswerArrivesStartsNoRefresh() async throws {
         let tokens = HeldRefresh()
-        let mock = tokenCheckingMock()
-        let network = Self.network(mock, tokens)
-        let first = Task { try await network.send(UserRoute.getUser(id: 1)) as User }
-        try await waitUntil { tokens.started == 1 }
-        // This one's 401 arrives while the refresh runs; its task is already cancelled when it comes to wait.
-        let late = Task {
+        let mock = MockTransport()
+        // The server's 401 arrives in the very moment the caller's task is cancelled.
+        mock.respond { _ in
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await network.send(UserRoute.getUser(id: 1)) as User
+            return .status(401, headers: ["WWW-Authenticate": "Bearer"])
         }
-        let ended = Locked(false)
-        Task {
-            _ = await late.result
-            ended.withLock { $0 = true }
-        }
-        try await waitUntil { ended.withLock { $0 } }
-        await tokens.gate.open()
-        #expect((await late.result.error as? NetworkError)?.isCancelled == true)
-        #expect(try await first.value == alice)
+        let network = Self.network(mock, tokens)
+        let result = await Task { try await network.send(UserRoute.getUser(id: 1)) as User }.result
+        #expect((result.error as? NetworkError)?.isCancelled == true, "\(result)")
+        #expect(tokens.started == 0, "no refresh for nobody")
+        #expect(mock.requests.count == 1, "nothing sent after the cancellation")
     }
 }
 

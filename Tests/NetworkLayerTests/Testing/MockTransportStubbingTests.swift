@@ -42,6 +42,40 @@ struct MockTransportStubbingTests {
             error == .transport(.timedOut, underlyingError: URLError(.timedOut)), "the delay, bounded by the deadline")
     }
 
+    /// A sample that has a delay of its own keeps it unless the registration gives another.
+    struct SlowSample: SampledRoute {
+        var url: URL { URL(string: "https://api.example.com/slow")! }
+        var sampleResponse: MockResponse { .status(204).delayed(by: .seconds(30)) }
+    }
+
+    @Test func aSamplesOwnDelayStands() async throws {
+        let mock = MockTransport()
+        mock.respondWithSamples(of: [SlowSample()])
+        var network = Network(transport: mock)
+        network.timeout = 0.2
+        let error = await #expect(throws: NetworkError.self) { try await network.send(SlowSample()) }
+        #expect(error == .transport(.timedOut, underlyingError: URLError(.timedOut)))
+        mock.respondWithSamples(of: [SlowSample()], delayedBy: .milliseconds(1))
+        try await network.send(SlowSample())
+    }
+
+    /// A fallback of the test's own, which never answers and keeps no deadline.
+    struct SilentTransport: Transport {
+        func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            try await Task.sleep(for: .seconds(600))
+            throw URLError(.timedOut)
+        }
+    }
+
+    @Test func aFallbackThatKeepsNoDeadlineIsBoundedByTheRequests() async throws {
+        var network = Network(transport: MockTransport(fallback: SilentTransport()))
+        network.timeout = 0.3
+        let error = await #expect(throws: NetworkError.self) {
+            try await network.send(TestRoute("https://api.example.com/unstubbed"))
+        }
+        #expect(error == .transport(.timedOut, underlyingError: URLError(.timedOut)))
+    }
+
     @Test func aResponderBuildsItsAnswerFromTheRequestAndNilLeavesItToTheRest() async throws {
         let mock = MockTransport(defaultResponse: .status(418))
         mock.respond { request in
