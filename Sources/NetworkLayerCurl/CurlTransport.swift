@@ -92,8 +92,8 @@ import NetworkLayerSupport
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
         private let lastID = Locked(0)
-        /// Whether ``shutdown(gracePeriod:)`` has been called: the transport takes no new work.
-        private let isShuttingDown = Atomic(false)
+        /// What the transport has under way, and whether it takes work (``CurlTransportLifecycle``).
+        private let lifecycle = Locked(Lifecycle())
 
         /// The default cap on a response body: 100 MiB.
         public static let defaultMaximumResponseSize = ResponseSizeLimit.defaultMaximum
@@ -184,13 +184,14 @@ import NetworkLayerSupport
             loops.stop()
         }
 
-        /// Stops the transport once its work is done: it takes no new send from the moment it is called (a send,
-        /// stream, upload or WebSocket asked for then fails at once with
-        /// ``NetworkError/TransportFailure/other``, "the transport was shut down"), lets the sends in flight finish
-        /// for at most `gracePeriod` (a streamed body counts until its reader has it all), answers those still
-        /// unfinished with the same error, and then frees its threads, connections and descriptors: it returns once
-        /// they are. A cancelled task ends the grace period at once. WebSockets it opened run on connections of
-        /// their own and are not touched: close them first.
+        /// Stops the transport once its work is done: it takes no new work from the moment it is called (a send,
+        /// stream, upload or WebSocket asked for then fails at once with ``NetworkError/TransportFailure/other``,
+        /// "the transport was shut down"), closes the WebSockets it opened with 1001 (going away), lets the sends in
+        /// flight finish for at most `gracePeriod` (a streamed body counts until its reader has it all or drops it,
+        /// a WebSocket until its closing handshake is over), answers those still unfinished with the same error, and
+        /// then frees its threads, connections and descriptors: it returns once they are. It returns the moment the
+        /// last of its work ends, without waiting out the grace period; a cancelled task ends the grace period at
+        /// once. A second call waits for the first's end.
         ///
         /// A process may also exit without it: nothing is written on the transport's behalf that an exit could
         /// leave half done (a resumable download's partial file stays resumable), and a transport that is
@@ -198,22 +199,71 @@ import NetworkLayerSupport
         /// work before it exits (on SIGTERM, or when a service group's graceful shutdown starts), or to free a
         /// transport's threads at a known moment.
         ///
-        /// - Parameter gracePeriod: How long sends in flight may take to finish. Defaults to 30 seconds.
+        /// - Parameter gracePeriod: How long the work in flight may take to finish. Defaults to 30 seconds.
         public func shutdown(gracePeriod: Duration = .seconds(30)) async {
-            isShuttingDown.store(true, ordering: .sequentiallyConsistent)
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: gracePeriod)
-            // Bounded by the grace period: a send in flight ends, or its caller's deadline answers it.
-            while loops.sendsInFlight > 0, clock.now < deadline, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(10))
+            let lifecycle = self.lifecycle
+            let clock = Locked<Int?>(nil)
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    let action = lifecycle.withLock { $0.shutDown(waiter: done) }
+                    if case .drain = action {
+                        let (seconds, attoseconds) = gracePeriod.components
+                        clock.withLock {
+                            $0 = deadlines.watch(seconds: Double(seconds) + Double(attoseconds) / 1e18) {
+                                Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() })
+                            }
+                        }
+                    }
+                    Self.carryOut(action)
+                    // A task cancelled before the handler was installed ends the grace period here.
+                    if Task.isCancelled { Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() }) }
+                }
+            } onCancel: {
+                Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() })
             }
+            if let watch = clock.withLock({ $0 }) { deadlines.cancel(watch) }
             loops.stop()
             await loops.stopped()
         }
 
-        /// Throws the error of a transport that was shut down, once ``shutdown(gracePeriod:)`` has been called.
+        /// The transport's life: shutdown calls wait on continuations, WebSockets are held without keeping them
+        /// alive (one dropped by its app ends and is counted out as it does).
+        typealias Lifecycle = CurlTransportLifecycle<CheckedContinuation<Void, Never>, OpenWebSocket>
+
+        /// A WebSocket the transport opened, held weakly.
+        struct OpenWebSocket: Sendable {
+            weak var socket: CurlWebSocket?
+        }
+
+        /// Carries out what the lifecycle answered, after its lock.
+        private static func carryOut(_ action: Lifecycle.Action) {
+            switch action {
+            case .none:
+                break
+            case .drain(let sockets):
+                for open in sockets { closeGoingAway(open) }
+            case .closeGoingAway(let open):
+                closeGoingAway(open)
+            case .stop(let waiters):
+                for waiter in waiters { waiter.resume() }
+            }
+        }
+
+        /// Closes a WebSocket with 1001 (going away), the code of an endpoint that goes down (RFC 6455, 7.4.1).
+        private static func closeGoingAway(_ open: OpenWebSocket) {
+            guard let socket = open.socket else { return }  // dropped: it ends, and is counted out, by itself
+            Task { await socket.close(code: 1001, reason: "going away") }
+        }
+
+        /// Takes a send on: throws the error of a transport that was shut down, once ``shutdown(gracePeriod:)`` has
+        /// been called. Each send taken ends with ``endWork()``.
         private func acceptWork(_ request: URLRequest) throws(NetworkError) {
-            if isShuttingDown.load(ordering: .relaxed) { throw Self.shutDownError(for: request) }
+            guard lifecycle.withLock({ $0.accept() }) else { throw Self.shutDownError(for: request) }
+        }
+
+        /// A send taken by ``acceptWork(_:)`` ended.
+        private func endWork() {
+            Self.carryOut(lifecycle.withLock { $0.sendEnded() })
         }
 
         /// The error of a send that a transport shut down refused or left unfinished: ``NetworkError/TransportFailure/other``,
@@ -236,6 +286,9 @@ import NetworkLayerSupport
 
         /// How many sends the loops count as running or yet to start, for tests.
         package var sendsOnLoops: Int { loops.loops.reduce(0) { $0 + $1.load } }
+
+        /// Whether the transport takes work (``shutdown(gracePeriod:)`` has not been called), for tests.
+        package var isRunning: Bool { lifecycle.withLock { $0.isRunning } }
 
         /// How many sends run on the loops or wait in the pool for a connection, for tests.
         package var sendsInFlight: Int { loops.sendsInFlight }
@@ -309,6 +362,9 @@ import NetworkLayerSupport
         @_spi(TransportKit)
         public func stream(checked request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
             try acceptWork(request)
+            // The send ends with its body, for the reader: read to its end or failure, or dropped.
+            var bodyTakesOver = false
+            defer { if !bodyTakesOver { endWork() } }
             let id = nextID()
             let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
             let loops = self.loops
@@ -331,6 +387,8 @@ import NetworkLayerSupport
                 loops.cancel(id, send)  // nobody will read the body: its transfer must not wait for a reader
                 throw error
             }
+            bodyTakesOver = true
+            stream.whenEnded { _, _ in withExtendedLifetime(self) { self.endWork() } }
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
         }
 
@@ -349,6 +407,7 @@ import NetworkLayerSupport
         @_spi(TransportKit)
         public func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
             try acceptWork(request)
+            defer { endWork() }
             let id = nextID()
             let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
             let loops = self.loops
@@ -381,6 +440,7 @@ import NetworkLayerSupport
         /// Sends a request that `RequestRules` checked, with the head as it arrived (`DeadlineKeepingTransport`).
         @_spi(TransportKit) public func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
             try acceptWork(request)
+            defer { endWork() }
             let id = nextID()
             let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
             let loops = self.loops
@@ -412,11 +472,29 @@ import NetworkLayerSupport
             let offers = settings.compression && PerMessageDeflate.isAvailable ? [PerMessageDeflate.offer] : []
             let handshake = WebSocketHandshake(
                 key: .random(using: &generator), protocols: settings.subprotocols, extensions: offers)
-            let socket = try await CurlWebSocket.connect(
-                checked, handshake: handshake, maximumMessageSize: settings.maximumMessageSize,
-                timeout: checked.timeoutInterval, closeTimeout: settings.closeTimeout,
-                sendTimeout: settings.sendTimeout ?? WebSocketSettings.defaultSendTimeout,
-                keepAlive: settings.keepAliveInterval, rules: rules)
+            let id = nextID()
+            let lifecycle = self.lifecycle
+            // The handshake counts as a send; once it succeeds, the socket counts until it is released.
+            var opening: Lifecycle.Action?
+            let socket: CurlWebSocket
+            do {
+                socket = try await CurlWebSocket.connect(
+                    checked, handshake: handshake, maximumMessageSize: settings.maximumMessageSize,
+                    timeout: checked.timeoutInterval, closeTimeout: settings.closeTimeout,
+                    sendTimeout: settings.sendTimeout ?? WebSocketSettings.defaultSendTimeout,
+                    keepAlive: settings.keepAliveInterval, rules: rules,
+                    opened: { socket in
+                        opening = lifecycle.withLock { $0.webSocketOpened(id, OpenWebSocket(socket: socket)) }
+                    },
+                    whenReleased: { Self.carryOut(lifecycle.withLock { $0.webSocketEnded(id) }) })
+            } catch {
+                endWork()
+                throw error
+            }
+            if let opening {
+                Self.carryOut(opening)
+                if case .closeGoingAway = opening { throw Self.shutDownError(for: checked) }
+            }
             guard
                 let url = checked.url,
                 let response = HTTPURLResponse(

@@ -12,7 +12,7 @@ import NetworkLayerSupport
     /// (``WebSocketConnectionState``), moved with `curl_easy_send` and `curl_easy_recv` as the socket is ready.
     ///
     /// The socket is watched by dispatch sources on the connection's own serial queue (no thread of its own): reading
-    /// stops while more than ``bufferedMessageLimit`` messages wait for the app, so a server that floods a slow
+    /// pauses once ``bufferedMessageLimit`` messages wait for the app, so a server that floods a slow
     /// reader fills the socket's buffers, not memory; a send returns once its frame is written.
     ///
     /// The connection's life is one value, ``CurlWebSocketStateMachine``: every event (a call of the app, a read, a
@@ -65,14 +65,17 @@ import NetworkLayerSupport
         private var writeSource: (any DispatchSourceWrite)?
         /// Entered for each dispatch source, left by its cancel handler.
         private let sourcesDone = DispatchGroup()
+        /// Called once, when the connection is released: its transport counts it as open until then.
+        private let whenReleased: @Sendable () -> Void
         /// The number of the last waiter: a cancellation names its waiter by it, from any thread.
         private let lastID = Locked(0)
 
         private init(
             easy: CurlEasyHandle, socket: Int32, state: WebSocketConnectionState,
             agreement: WebSocketHandshake.Agreement, responseFields: [String: String], queue: DispatchQueue,
-            closeTimeout: Double, sendTimeout: Double, keepAlive: Double?
+            closeTimeout: Double, sendTimeout: Double, keepAlive: Double?, whenReleased: @escaping @Sendable () -> Void
         ) {
+            self.whenReleased = whenReleased
             self.responseFields = responseFields
             self.closeTimeout = closeTimeout
             self.keepAlive = keepAlive
@@ -122,6 +125,9 @@ import NetworkLayerSupport
         /// - Throws: `NetworkError`: the connection's failure as a send's; `.unacceptableStatus` for an answer other
         ///   than 101, with its fields and body; `.transport(.badResponse)` for a 101 that fails a check of the
         ///   handshake; `.transport(.timedOut)` when the handshake does not finish within `timeout`.
+        ///
+        /// `opened` is given the connection before it starts reading (so before it can end), and `whenReleased` is
+        /// called once, when it has ended and freed its connection: its transport counts it between the two.
         static func connect(
             _ request: URLRequest,
             handshake: WebSocketHandshake,
@@ -130,7 +136,9 @@ import NetworkLayerSupport
             closeTimeout: Double = CurlWebSocket.defaultCloseTimeout,
             sendTimeout: Double = WebSocketSettings.defaultSendTimeout,
             keepAlive: Double? = nil,
-            rules: CurlTransferRules
+            rules: CurlTransferRules,
+            opened: (CurlWebSocket) -> Void = { _ in },
+            whenReleased: @escaping @Sendable () -> Void = {}
         ) async throws(NetworkError) -> CurlWebSocket {
             guard let url = request.url, let target = Target(url) else {
                 throw .invalidRequest(.url, reason: "a WebSocket URL is absolute ws, wss, http or https")
@@ -177,7 +185,8 @@ import NetworkLayerSupport
             let connection = CurlWebSocket(
                 easy: easy, socket: socket, state: socketState, agreement: agreement,
                 responseFields: ResponseHead.headerFields(merging: head.fields), queue: queue,
-                closeTimeout: closeTimeout, sendTimeout: sendTimeout, keepAlive: keepAlive)
+                closeTimeout: closeTimeout, sendTimeout: sendTimeout, keepAlive: keepAlive, whenReleased: whenReleased)
+            opened(connection)
             queue.sync { connection.start(with: head.rest) }
             return connection
         }
@@ -498,7 +507,11 @@ import NetworkLayerSupport
             // libcurl closes the socket: only once both sources have stopped watching it (their cancel handlers
             // ran, which the group waits for).
             let handed = HandedEasy(easy: easy)
-            sourcesDone.notify(queue: queue) { handed.easy.cleanUp() }
+            let whenReleased = whenReleased
+            sourcesDone.notify(queue: queue) {
+                handed.easy.cleanUp()
+                whenReleased()
+            }
         }
 
         deinit {

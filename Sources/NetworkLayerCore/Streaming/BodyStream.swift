@@ -158,7 +158,7 @@ import NetworkLayerSupport
     /// Calls `handler` once when the body ends, with the bytes handed to the reader and the failure, if any.
     ///
     /// The body ends for the reader: when it has read to the end or to the failure, or has gone away.
-    func whenEnded(_ handler: @escaping @Sendable (Int, NetworkError?) -> Void) {
+    public func whenEnded(_ handler: @escaping @Sendable (Int, NetworkError?) -> Void) {
         let ended = state.withLock { state -> (Int, NetworkError?)? in
             guard let outcome = state.readerOutcome else {
                 state.endHandlers.append(handler)

@@ -51,7 +51,7 @@ import NetworkLayerSupport
     }
 
     /// Calls `expire` once `seconds` have passed, unless ``cancel(_:)`` comes first; returns the watch's identifier.
-    @usableFromInline func watch(seconds: Double, expire: @escaping @Sendable () -> Void) -> Int {
+    public func watch(seconds: Double, expire: @escaping @Sendable () -> Void) -> Int {
         let now = clock.nanoseconds()
         let deadline = clock.deadline(in: seconds)
         let (id, tickAt) = state.withLock { state in
@@ -65,7 +65,7 @@ import NetworkLayerSupport
     }
 
     /// Forgets a watch whose send finished.
-    @usableFromInline func cancel(_ id: Int) {
+    public func cancel(_ id: Int) {
         _ = state.withLock { $0.watches.removeValue(forKey: id) }
     }
 

@@ -176,5 +176,35 @@
             }
             #expect(server.requests.count == 2, "the waiting send never reached the server")
         }
+
+        @Test func aShutdownLetsAStreamedBodyBeReadToItsEndAndReturnsWithoutWaitingOutItsGracePeriod() async throws {
+            // 8 MiB: the transfer pauses while the reader is behind, so it is still under way as the shutdown starts.
+            let size = 8 << 20
+            let server = try TestHTTPServer { _ in
+                .response(
+                    status: 200, headers: ["Content-Type": "application/octet-stream"],
+                    body: Data(repeating: 7, count: size))
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport()
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("large"))
+            request.timeoutInterval = 30
+            let (body, _) = try await transport.stream(request)
+            // A grace period longer than the suite's time limit: the shutdown returns as the body's reader is done.
+            let shutdown = Task { await transport.shutdown(gracePeriod: .seconds(3600)) }
+            for _ in 0..<500 where transport.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(!transport.isRunning)
+            var received = 0
+            for try await chunk in body { received += chunk.count }
+            #expect(received == size, "the shutdown cut a body its reader was reading")
+            await shutdown.value
+            do {
+                _ = try await transport.send(request)
+                Issue.record("a send after the shutdown was taken")
+            } catch {
+                #expect(isShutDownError(error), "\(error)")
+            }
+            #expect(server.requests.count == 1)
+        }
     }
 #endif

@@ -278,6 +278,31 @@
             #expect(try await closes(seenBy: server, count: 2, network) == ["1001", "1001"])
         }
 
+        @Test("A transport's shutdown closes its open WebSockets with 1001 and returns once they have ended")
+        func shutdownClosesTheTransportsWebSockets() async throws {
+            let server = try await ReferenceWebSocketServer.start()
+            defer { server.stop() }
+            let transport = try CurlTransport()
+            var network = Network(transport: transport)
+            network.timeout = 10
+            let socket = try await network.webSocket(SocketRoute(url: server.url("/watched")))
+            try await socket.send(.text("one"))
+            // A grace period longer than the suite's time limit: the shutdown returns as the socket's close is over.
+            await transport.shutdown(gracePeriod: .seconds(3600))
+            // The app reads what came before the close (the echo), then the end, with the code the close went with.
+            var received = 0
+            for try await _ in socket.messages { received += 1 }
+            #expect(received <= 1)
+            #expect(socket.closeCode == .goingAway)
+            #expect(try await closes(seenBy: server, count: 1, try self.network()) == ["1001"])
+            do {
+                _ = try await network.webSocket(SocketRoute(url: server.url("/watched")))
+                Issue.record("a WebSocket opened after the shutdown")
+            } catch {
+                #expect("\(error)".contains("shut down"), "\(error)")
+            }
+        }
+
         /// What the server's `/watched` connections ended with, once there are `count` of them (polled, at most 5 s).
         private func closes(seenBy server: ReferenceWebSocketServer, count: Int, _ network: Network) async throws
             -> [String]
