@@ -11,8 +11,9 @@ extension Network {
     /// The shared network used by the static `send` calls, on the recommended transport of the platform.
     ///
     /// On Linux that is `CurlTransport`, or ``URLSessionTransport`` when libcurl cannot be loaded (call
-    /// `try CurlTransport()` yourself to see why); on Apple platforms, ``URLSessionTransport``. Both keep no state
-    /// between requests.
+    /// `try CurlTransport()` yourself to see why); on Apple platforms, ``URLSessionTransport``. Made on first use
+    /// and kept for the process's life, with what its transport keeps: `CurlTransport`'s threads, its pool of
+    /// kept-alive connections and idle handles, or the URL session's connections.
     public static let `default` = Network(transport: recommendedTransport())
 
     /// Creates a network with your middleware on the platform's recommended transport, the one ``default`` uses:

@@ -112,17 +112,24 @@ import NetworkLayerSupport
             self.maySendAgain = maySendAgain
         }
 
-        /// The loop's host queue holds the hop until a connection to its host is free.
+        /// The transport's pool holds the hop until its loop has a free connection to its host: only a hop that
+        /// has just started, before libcurl has it.
         mutating func waitForConnection() {
+            guard case .sending = phase, requestsSent == 0 else { preconditionFailure("\(#function) in \(phase)") }
             phase = .waitingForConnection
         }
 
-        /// The hop leaves the host queue: its connection is free, or it is taken out before it ran.
-        mutating func leaveHostQueue() {
-            if case .waitingForConnection = phase { phase = .sending }
+        /// The hop goes to libcurl, or is taken out before it ran: it no longer waits in the pool (a hop the pool
+        /// placed at once never did).
+        mutating func stopWaitingForConnection() {
+            switch phase {
+            case .waitingForConnection: phase = .sending
+            case .sending where requestsSent == 0: break
+            default: preconditionFailure("\(#function) in \(phase)")
+            }
         }
 
-        /// Whether the hop waits in the host queue rather than run in libcurl.
+        /// Whether the hop waits in the pool rather than run in libcurl.
         var isWaitingForConnection: Bool {
             if case .waitingForConnection = phase { return true }
             return false

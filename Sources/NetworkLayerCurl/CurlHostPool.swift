@@ -203,9 +203,11 @@ struct CurlHostPool<Item> {
 
     /// Adds `change` to the sends to `host` running on `loop`, in place. A host keeps its entry when none run (sends
     /// one after another would otherwise make it again each time); beyond ``hostLimit`` hosts, those with none
-    /// running are forgotten.
+    /// running are forgotten. A count below zero is a send that left twice, or never came: it stops the process.
     private mutating func count(_ change: Int, to host: String, on loop: Int) {
-        if change < 0, (running[host]?[loop] ?? 0) + change < 0 { return }
+        guard (running[host]?[loop] ?? 0) + change >= 0 else {
+            preconditionFailure("\(#function) \(change) to \(host) on loop \(loop), running \(running[host] ?? [])")
+        }
         if running.count >= Self.hostLimit, running[host] == nil {
             running = running.filter { $0.value.contains { $0 > 0 } }
         }
@@ -238,16 +240,7 @@ extension CurlHostPool {
     /// holds to the host's connections. (Read from the URL's text, which the transfer has at hand: asking `URL` for
     /// its parts decodes them, which cost about 1% of the CPU at 64 concurrent requests.)
     static func host(ofURL text: String) -> String {
-        let bytes = text.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return "" }
-        var start = bytes.index(after: colon)
-        for _ in 0..<2 where start < bytes.endIndex && bytes[start] == UInt8(ascii: "/") {
-            start = bytes.index(after: start)
-        }
-        let end =
-            bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? bytes.endIndex
-        return String(Substring(bytes[..<end])).lowercasedASCII
+        String(URLText.authorityPrefix(of: text)).lowercasedASCII
     }
 }
 

@@ -1,6 +1,6 @@
 #if os(Linux)
     /// Which transfers an event loop holds, the sends its host pool let go to it that have yet to be handed to
-    /// libcurl, and whether it has stopped, as one value that whoever drives the loop changes (``CurlTransfers``).
+    /// libcurl, and whether it has stopped, as one value that whoever drives the loop changes (``CurlMulti``).
     ///
     /// A held transfer is found by its send's number and by its easy handle alike: both are set, and forgotten,
     /// together. A hand-over of the sends the pool let go runs once at a time: one that lets others go (a send that

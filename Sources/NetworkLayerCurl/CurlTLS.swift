@@ -49,6 +49,14 @@ import NetworkLayerSupport
             return failure.error(message: description, url: url)
         }
 
+        /// The error of a connection libcurl could not open or secure (a send's transfer, a WebSocket's connect):
+        /// the TLS failure the package recognizes (``error(for:description:url:)``), otherwise the code's `URLError`
+        /// in its category. The one fallback of both.
+        static func connectionError(for code: CurlCode, description: String, url: URL?) -> NetworkError {
+            error(for: code, description: description, url: url)
+                ?? NetworkError(transportError: URLError(code.urlErrorCode, description: description, url: url))
+        }
+
         /// libcurl's words for a failure: the handle's error buffer when it holds any, otherwise the code's text;
         /// with the code's number.
         static func description(of code: CurlCode, errorBuffer: UnsafePointer<CChar>) -> String {

@@ -17,7 +17,7 @@ import NetworkLayerSupport
         let state: Locked<SendState<Int, CurlReply>>
         /// The key of the request's host in the transport's pool, and the loop the pool placed the send on, once it
         /// has.
-        let route: CurlRoute
+        let placement: CurlSendPlacement
         /// Where the body goes as it arrives, for a streamed send; `nil` to collect it whole.
         var stream: BodyStream? = nil
         /// The body to upload, which travels beside the request; `nil` for a body in `request.httpBody`.
@@ -76,7 +76,7 @@ import NetworkLayerSupport
         private(set) var queuedHost = ""
         /// Whether the current hop goes over TLS.
         private var isOverTLS = false
-        /// The count of the loop's sends, which an early answer leaves (see ``CurlTransfers``).
+        /// The count of the loop's sends, which an early answer leaves (see ``CurlMulti``).
         private let load: CurlLoad
 
         init(
@@ -145,7 +145,7 @@ import NetworkLayerSupport
             easy.holdsPlainGETOptions = false
             let text = url.absoluteString
             // The first hop's key is the one the transport placed the send under, made from the same text.
-            queuedHost = chain.hops == 0 ? submission.route.host : CurlHostPool<CurlWaiting>.host(ofURL: text)
+            queuedHost = chain.hops == 0 ? submission.placement.host : CurlHostPool<CurlWaiting>.host(ofURL: text)
             isOverTLS = queuedHost.utf8.starts(with: "https:".utf8)
             // Over TLS, a send to a host whose connection is still being made waits for its handshake, which says
             // whether the connection multiplexes (HTTP/2), rather than open one more. Never in clear: there HTTP/2 is
@@ -434,7 +434,7 @@ import NetworkLayerSupport
             load.leaveAnsweredEarly()
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
-            SendState.end(state, with: .success((body, response)), workFinished: true, cancel: { _ in })
+            SendState.finish(state, with: .success((body, response)))
         }
 
         /// Whether a status line's version ("HTTP/2", "HTTP/3") multiplexes requests on one connection.
@@ -452,7 +452,7 @@ import NetworkLayerSupport
             guard let status = head.statusCode, let url = chain.current.url else { return }
             let response = ResponseHead(
                 url: url, statusCode: status, httpVersion: head.httpVersion, fields: head.fields)
-            SendState.end(state, with: .success((Data(), response)), workFinished: true, cancel: { _ in })
+            SendState.finish(state, with: .success((Data(), response)))
         }
 
         /// Lets the request go out on the connection libcurl chose, or aborts the hop when a reused connection has
@@ -538,7 +538,7 @@ import NetworkLayerSupport
         /// whichever way libcurl saw it end.
         private func error(for code: CurlCode) -> NetworkError {
             let description = CurlTLS.description(of: code, errorBuffer: easy.errorBuffer)
-            if let error = CurlTLS.error(for: code, description: description, url: chain.current.url) { return error }
+            // The cases below are no TLS failure (those fall through to the one fallback, at the end).
             if hop.hasDeliveredHead && code == .outOfMemory {
                 // While a streamed transfer is paused, libcurl keeps what one read inflates to, up to 64 MiB: a body
                 // that inflates faster than that (a compression bomb) ends here, typed, instead of growing.
@@ -553,10 +553,11 @@ import NetworkLayerSupport
             if !head.isComplete && code.isOversizedLine {
                 return HeaderLineLimit.exceeded(libcurlText: description, url: chain.current.url)
             }
-            var urlCode = code.urlErrorCode
-            if head.statusCode != nil && !head.isComplete && code.isConnectionEnd { urlCode = .networkConnectionLost }
-            let error = URLError(urlCode, description: description, url: chain.current.url)
-            return NetworkError(transportError: error)
+            if head.statusCode != nil && !head.isComplete && code.isConnectionEnd {
+                let lost = URLError(.networkConnectionLost, description: description, url: chain.current.url)
+                return NetworkError(transportError: lost)
+            }
+            return CurlTLS.connectionError(for: code, description: description, url: chain.current.url)
         }
     }
 

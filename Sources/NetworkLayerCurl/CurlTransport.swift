@@ -87,7 +87,7 @@ import NetworkLayerSupport
         /// ``NetworkError/TransportFailure/insecureConnection``.
         public let minimumTLSVersion: TLSVersion
 
-        private let loops: CurlLoops
+        private let loops: CurlLoopGroup
         /// What every transfer and WebSocket of this transport is held to.
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
@@ -175,7 +175,7 @@ import NetworkLayerSupport
                 for loop in loops { loop.shutDown() }
                 throw error
             }
-            self.loops = CurlLoops(loops: loops, pool: pool)
+            self.loops = CurlLoopGroup(loops: loops, pool: pool)
             self.rules = rules
             self.threadCount = plan.loopCount
         }
@@ -293,6 +293,14 @@ import NetworkLayerSupport
         /// How many sends run on the loops or wait in the pool for a connection, for tests.
         package var sendsInFlight: Int { loops.sendsInFlight }
 
+        /// What every send taken on starts with: its number, where the pool places it (by its URL's scheme and
+        /// authority), and the loops.
+        private func prelude(for request: URLRequest) -> (id: Int, placement: CurlSendPlacement, loops: CurlLoopGroup) {
+            let placement = CurlSendPlacement(
+                host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
+            return (nextID(), placement, loops)
+        }
+
         /// A new send's number.
         private func nextID() -> Int {
             lastID.withLock { id in
@@ -365,9 +373,7 @@ import NetworkLayerSupport
             // The send ends with its body, for the reader: read to its end or failure, or dropped.
             var bodyTakesOver = false
             defer { if !bodyTakesOver { endWork() } }
-            let id = nextID()
-            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
-            let loops = self.loops
+            let (id, send, loops) = prelude(for: request)
             let stream = BodyStream(label: "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
             // The body keeps the transport (whose end stops its loops) alive for as long as it is read.
             stream.attach(
@@ -378,7 +384,7 @@ import NetworkLayerSupport
                 request, within: request.timeoutInterval, in: deadlines, cancel: loops.canceller(for: send)
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
-                loops.place(CurlSubmission(id: id, request: request, state: state, route: send, stream: stream))
+                loops.place(CurlSubmission(id: id, request: request, state: state, placement: send, stream: stream))
             }
             let response: HTTPURLResponse
             do {
@@ -408,9 +414,7 @@ import NetworkLayerSupport
         public func upload(checked request: URLRequest, from body: UploadBody) async throws -> (Data, HTTPURLResponse) {
             try acceptWork(request)
             defer { endWork() }
-            let id = nextID()
-            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
-            let loops = self.loops
+            let (id, send, loops) = prelude(for: request)
             var pipe: ChunkPipe?
             if case .stream(let chunks) = body.source {
                 if chunks.isTaken { throw OneShotChunks.alreadySent }
@@ -426,7 +430,8 @@ import NetworkLayerSupport
                 guard state.withLock({ $0.run(id) }) else { return }
                 loops.place(
                     CurlSubmission(
-                        id: id, request: request, state: state, route: send, upload: body, uploadPipe: submissionPipe))
+                        id: id, request: request, state: state, placement: send, upload: body,
+                        uploadPipe: submissionPipe))
             }
             return (data, try received.httpURLResponse())
         }
@@ -441,14 +446,12 @@ import NetworkLayerSupport
         @_spi(TransportKit) public func receive(checked request: URLRequest) async throws -> (Data, ResponseHead) {
             try acceptWork(request)
             defer { endWork() }
-            let id = nextID()
-            let send = CurlRoute(host: CurlHostPool<CurlWaiting>.host(ofURL: request.url?.absoluteString ?? ""))
-            let loops = self.loops
+            let (id, send, loops) = prelude(for: request)
             return try await SendState<Int, CurlReply>.perform(
                 request, within: request.timeoutInterval, in: deadlines, cancel: loops.canceller(for: send)
             ) { state in
                 guard state.withLock({ $0.run(id) }) else { return }
-                loops.place(CurlSubmission(id: id, request: request, state: state, route: send))
+                loops.place(CurlSubmission(id: id, request: request, state: state, placement: send))
             }
         }
     }

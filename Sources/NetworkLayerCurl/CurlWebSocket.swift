@@ -224,8 +224,7 @@ import NetworkLayerSupport
                 let description = CurlTLS.description(of: code, errorBuffer: easy.errorBuffer)
                 easy.cleanUp()
                 // A certificate or handshake failure says which check failed, as a send's does.
-                if let error = CurlTLS.error(for: code, description: description, url: url) { throw error }
-                throw NetworkError(transportError: URLError(code.urlErrorCode, description: description, url: url))
+                throw CurlTLS.connectionError(for: code, description: description, url: url)
             }
             return easy
         }
@@ -588,25 +587,12 @@ import NetworkLayerSupport
                 }
             }
 
-            /// Reads up to the end of the answer's head; returns its status, its fields and the bytes after it.
-            func readHead(limit: Int, url: URL) async throws(NetworkError)
-                -> (status: Int, fields: [(name: String, value: String)], rest: [UInt8])
-            {
-                var bytes: [UInt8] = []
+            /// Reads up to the end of the answer's head (``HandshakeHead``); returns its status, its fields and the
+            /// bytes after it.
+            func readHead(limit: Int, url: URL) async throws(NetworkError) -> HandshakeHead.Answer {
+                var head = HandshakeHead(limit: limit, url: url)
                 var buffer = [UInt8](repeating: 0, count: 16 * 1024)
                 while true {
-                    if let end = Self.endOfHead(in: bytes) {
-                        // The head's own limit, as `readHead` counts it, without the line ends `parseHead` adds.
-                        let head = try Self.parseHead(bytes[0..<end], limit: limit + 4, url: url)
-                        return (head.status, head.fields, Array(bytes[(end + 4)...]))
-                    }
-                    guard bytes.count <= limit else {
-                        throw .transport(
-                            .responseTooLarge,
-                            underlyingError: URLError(
-                                .dataLengthExceedsMaximum,
-                                description: "the handshake's answer has a head over \(limit) bytes"))
-                    }
                     var count = 0
                     let code = buffer.withUnsafeMutableBytes {
                         nl_curl_easy_recv(easy.pointer, $0.baseAddress, $0.count, &count)
@@ -618,45 +604,8 @@ import NetworkLayerSupport
                     guard CurlCode(rawValue: code) == .ok, count > 0 else {
                         throw .connectionLost("the server closed the connection during the handshake")
                     }
-                    bytes += buffer[0..<count]
+                    if let answer = try head.take(buffer[0..<count]) { return answer }
                 }
-            }
-
-            static func endOfHead(in bytes: [UInt8]) -> Int? {
-                guard bytes.count >= 4 else { return nil }
-                for index in 0...(bytes.count - 4)
-                where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-                    return index
-                }
-                return nil
-            }
-
-            /// The handshake's answer up to its blank line, read by the rules every response of the transport is held
-            /// to (``HeaderBlock``), with the `101` it asked for as a final answer.
-            static func parseHead(_ head: ArraySlice<UInt8>, limit: Int, url: URL) throws(NetworkError)
-                -> (status: Int, fields: [(name: String, value: String)])
-            {
-                var block = HeaderBlock(limit: limit, asksToSwitch: true)
-                do throws(HeaderBlock.Violation) {
-                    // The head ends before its last line's CR LF: each line is handed over with one, then the blank line.
-                    var lineStart = head.startIndex
-                    for index in head.indices where head[index] == 10 {
-                        try block.take(Array(head[lineStart...index]))
-                        lineStart = index + 1
-                    }
-                    try block.take(Array(head[lineStart...]) + [13, 10])
-                    try block.take([13, 10])
-                } catch {
-                    throw error.error(url: url)
-                }
-                guard let status = block.statusCode, block.isComplete, block.httpVersion.hasPrefix("HTTP/1.") else {
-                    let what =
-                        block.statusCode.map { "an interim \($0) where the handshake's answer belongs" }
-                        ?? "an answer to the handshake that is not HTTP/1.1"
-                    throw .transport(
-                        .badResponse, underlyingError: URLError(.badServerResponse, description: what, url: url))
-                }
-                return (status, block.fields)
             }
 
             /// How a wait for the socket ended.

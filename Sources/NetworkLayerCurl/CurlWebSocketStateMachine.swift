@@ -336,7 +336,7 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
             } ?? false
         guard isTaken else { return [.answerPing(waiter, .failure(lostError))] }
         // No timer for no bound (nil, infinite, or over 31 years): the end answers the ping.
-        guard let timeout, timeout.isFinite, timeout < 1e9 else { return [.write] }
+        guard let timeout, timeout.isBoundedTimeout else { return [.write] }
         return [.write, .timePing(id: id, after: timeout)]
     }
 
@@ -506,7 +506,7 @@ package struct CurlWebSocketStateMachine<Waiters: CurlWebSocketWaiters> {
             }
             live.writeWait = .waiting(since: since)
             // No check for no bound (infinite, or over 31 years).
-            guard !live.isCheckingForStall, sendTimeout < 1e9 else { return [.watchWritable] }
+            guard !live.isCheckingForStall, sendTimeout.isBoundedTimeout else { return [.watchWritable] }
             live.isCheckingForStall = true
             return [.watchWritable, .checkForStall(after: sendTimeout)]
         } ?? []

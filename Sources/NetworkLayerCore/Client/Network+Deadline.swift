@@ -29,7 +29,7 @@ extension Network {
                     } catch {
                         outcome = .failure(error)
                     }
-                    SendState.end(state, with: outcome, workFinished: true, cancel: { _ in })
+                    SendState.finish(state, with: outcome)
                 }
                 if !state.withLock({ $0.run(work) }) { work.cancel() }
             })

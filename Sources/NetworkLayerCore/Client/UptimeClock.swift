@@ -1,4 +1,5 @@
 import Dispatch
+import NetworkLayerSupport
 
 /// The monotonic clock a ``Network`` measures deadlines on and waits its backoffs on (`RetryMiddleware`'s waits, an
 /// event stream's or a WebSocket's reconnections, a download's resumes): the system's uptime, or one your test moves
@@ -40,7 +41,7 @@ public struct UptimeClock: Sendable {
 
     /// The instant `seconds` from now; one far in the future for an infinite or huge interval.
     func deadline(in seconds: Double) -> UInt64 {
-        guard seconds.isFinite, seconds < 1e9 else { return .max }
+        guard seconds.isBoundedTimeout else { return .max }
         return nanoseconds() &+ UInt64(max(0, seconds) * 1_000_000_000)
     }
 

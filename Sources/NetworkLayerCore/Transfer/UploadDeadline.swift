@@ -1,4 +1,5 @@
 import Foundation
+import NetworkLayerSupport
 
 #if canImport(FoundationNetworking)
     // URLRequest lives in FoundationNetworking on Linux.
@@ -77,7 +78,7 @@ struct UploadDeadline: Sendable, Equatable {
     private static let shortestCheck: TimeInterval = 0.05
 
     private static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
-        guard seconds.isFinite, seconds < 1e9 else { return .max }
+        guard seconds.isBoundedTimeout else { return .max }
         return UInt64(max(0, seconds) * 1_000_000_000)
     }
 

@@ -11,8 +11,8 @@ import Foundation
 /// (part of the transport kit: `@_spi(TransportKit) import NetworkLayerCore`).
 ///
 /// ``Network`` runs any other transport in a task of its own, raced against its deadline (`Network.race`); these need
-/// no extra task, and middleware that are all ``ResponseHeadMiddleware`` run in the caller's task. Their public
-/// `send(_:)`, for callers that bypass ``Network``, checks first and then does the same.
+/// no extra task: the send and every shape of middleware run in the caller's task. Their public `send(_:)`, for
+/// callers that bypass ``Network``, checks first and then does the same.
 @_spi(TransportKit) public protocol DeadlineKeepingTransport: Transport {
     /// Sends a request that ``RequestRules/check(_:)`` returned.
     func send(checked request: URLRequest) async throws -> (Data, HTTPURLResponse)

@@ -29,7 +29,7 @@ extension SendState {
         }
 
         /// What ending the send leaves to do once the lock is released.
-        @usableFromInline struct Ending: Sendable {
+        @usableFromInline struct EndActions: Sendable {
             /// The caller to resume, unless it attaches later.
             @usableFromInline let caller: Caller?
             /// What the caller is resumed with.
@@ -111,14 +111,14 @@ extension SendState {
         ///
         /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
         ///   cancelling.
-        @inlinable mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
+        @inlinable mutating func end(with outcome: Outcome, workFinished: Bool) -> EndActions? {
             switch state {
             case .starting(let work, let deadline):
                 state = .endedBeforeCaller(outcome)
-                return Ending(caller: nil, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
+                return EndActions(caller: nil, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
             case .running(let caller, let work, let deadline):
                 state = .ended
-                return Ending(caller: caller, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
+                return EndActions(caller: caller, outcome: outcome, work: workFinished ? nil : work, deadline: deadline)
             case .endedBeforeCaller, .ended:
                 return nil
             }

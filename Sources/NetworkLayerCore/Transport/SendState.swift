@@ -14,7 +14,7 @@ public import NetworkLayerSupport
 /// handed to the transport afterwards, outside the lock, to be cancelled where nothing waits for it.
 ///
 /// Its whole mutable state is one `StateMachine` value, whose states hold the caller they owe; each method is an
-/// event of that machine, and what it answers (``Ending``, an outcome, whether work may start) is carried out by the
+/// event of that machine, and what it answers (``EndActions``, an outcome, whether work may start) is carried out by the
 /// caller after it releases the lock.
 ///
 /// `Reply` is what a send ends with: the body and the response, built (``URLSessionTransport``, ``Network``'s race) or
@@ -30,7 +30,7 @@ public import NetworkLayerSupport
     public typealias Outcome = Result<Reply, any Error>
 
     /// What ending a send leaves to do once the lock is released.
-    public struct Ending {
+    public struct EndActions {
         /// The caller to resume, unless it attached after the end.
         public let continuation: Continuation?
         /// What the caller is resumed with.
@@ -84,14 +84,21 @@ public import NetworkLayerSupport
     ///
     /// - Parameter workFinished: Whether the work has completed by itself; otherwise it is handed back for
     ///   cancelling.
-    @inlinable public mutating func end(with outcome: Outcome, workFinished: Bool) -> Ending? {
+    @inlinable public mutating func end(with outcome: Outcome, workFinished: Bool) -> EndActions? {
         machine.end(with: outcome, workFinished: workFinished).map { ending in
-            Ending(continuation: ending.caller, outcome: ending.outcome, work: ending.work, deadline: ending.deadline)
+            EndActions(
+                continuation: ending.caller, outcome: ending.outcome, work: ending.work, deadline: ending.deadline)
         }
     }
 }
 
 extension SendState {
+    /// Ends the send in `state` with `outcome`, its work having finished by itself (nothing is left to cancel),
+    /// unless it already ended: stops its deadline watch and resumes the caller now.
+    @inlinable public static func finish(_ state: Locked<SendState>, with outcome: Outcome) {
+        end(state, with: outcome, workFinished: true, cancel: { _ in })
+    }
+
     /// Ends the send in `state` with `outcome` unless it already ended: stops its deadline watch, resumes the caller
     /// now, and hands the work, unless it finished by itself, to `cancel`.
     @inlinable public static func end(

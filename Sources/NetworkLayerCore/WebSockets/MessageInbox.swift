@@ -123,7 +123,7 @@ import NetworkLayerSupport
         return await withTaskCancellationHandler {
             await withTaskGroup(of: WaitOutcome?.self) { group in
                 group.addTask { await withCheckedContinuation { answer.set($0) } }
-                if let seconds, seconds.isFinite, seconds < 1e9 {
+                if let seconds, seconds.isBoundedTimeout {
                     group.addTask {
                         // Cancelled, and so freed at once, when the answer comes first.
                         guard (try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))) != nil else {

@@ -82,11 +82,6 @@ struct CacheDirectory: Sendable {
         }
     }
 
-    /// The bytes the entry files take, counted from the directory.
-    var size: Int {
-        withLock { entryFiles().reduce(0) { $0 + $1.size } } ?? 0
-    }
-
     /// Removes the least recently used files until the rest fit; runs under the lock.
     private func evict() {
         let files = entryFiles()

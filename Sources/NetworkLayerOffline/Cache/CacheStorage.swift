@@ -82,16 +82,6 @@ final class CacheStorage: Sendable {
         directory?.removeAll()
     }
 
-    /// The total size of what is on disk, in bytes, whichever instance wrote it.
-    var diskSize: Int {
-        directory?.size ?? 0
-    }
-
-    /// The total size of what is in memory, in bytes.
-    var memorySize: Int {
-        memory.withLock { $0.size }
-    }
-
     private func keepInMemory(_ record: CacheRecord, for key: String) {
         let size = record.size
         guard size <= memoryCapacity else { return }

@@ -202,14 +202,34 @@
             #expect(Self.kind(violation) == "aborted head(a header line without a colon)")
         }
 
-        @Test func aHopWaitsInTheHostQueueUntilItLeavesIt() {
+        @Test func aHopWaitsInThePoolUntilItLeavesIt() {
             var hop = CurlHop(maximumResponseSize: Self.cap)
             hop.start(plainGET: true, maySendAgain: true)
             #expect(!hop.isWaitingForConnection)
             hop.waitForConnection()
             #expect(hop.isWaitingForConnection)
-            hop.leaveHostQueue()
+            hop.stopWaitingForConnection()
             #expect(!hop.isWaitingForConnection)
+        }
+
+        @Test func aHopThatLibcurlHasCannotWaitForAConnectionOrLeaveThePool() async {
+            // Each would be two records of one send disagreeing: it stops the process rather than hang a send.
+            await #expect(processExitsWith: .failure) {
+                var hop = CurlHop(maximumResponseSize: 1024)
+                hop.start(plainGET: true, maySendAgain: true)
+                _ = hop.sendRequest()
+                hop.waitForConnection()
+            }
+            await #expect(processExitsWith: .failure) {
+                var hop = CurlHop(maximumResponseSize: 1024)
+                hop.start(plainGET: true, maySendAgain: true)
+                _ = hop.headCompleted(
+                    .init(
+                        statusCode: 200, announcedLength: 5, isContentEncoded: false, answersHEAD: false,
+                        isFollowedRedirect: false),
+                    streamed: false, answersEarly: true)
+                hop.stopWaitingForConnection()
+            }
         }
     }
 #endif
