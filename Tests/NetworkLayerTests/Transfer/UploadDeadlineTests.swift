@@ -184,3 +184,97 @@ struct UploadWatchdogTests {
         #expect(fixture.watchdog.fired == nil)
     }
 }
+
+/// The watchdog's life decided without a clock: every event in every state answers what to do, or cannot happen.
+@Suite("UploadWatchdog's machine: watching, fired, stopped")
+struct UploadWatchdogStateMachineTests {
+    typealias Machine = UploadWatchdog.StateMachine
+
+    enum Start: String, CaseIterable, Codable, Sendable {
+        case looking, armed, fired, stoppedUnfired, stoppedFired
+    }
+
+    /// Look 1 arms watch 9, a look that is no longer the last (0) arms it, a look starts, the limit passes, stop.
+    enum Event: String, CaseIterable, Codable, Sendable {
+        case armedByLastLook, armedByStaleLook, looking, limitPassed, stop
+    }
+
+    static let table: [Start: [Event: String]] = [
+        .looking: [
+            .armedByLastLook: "keep → watching(look 1, armed)", .armedByStaleLook: "cancel → watching(look 1, looking)",
+            .looking: "look 2 → watching(look 2, looking)", .limitPassed: "fire → fired(sendingBody)",
+            .stop: "cancel none → stopped(unfired)",
+        ],
+        .armed: [
+            .armedByStaleLook: "cancel → watching(look 1, armed)", .looking: "look 2 → watching(look 2, looking)",
+            .limitPassed: "fire → fired(sendingBody)", .stop: "cancel 5 → stopped(unfired)",
+        ],
+        .fired: [
+            .armedByLastLook: "cancel → fired(sendingBody)", .armedByStaleLook: "cancel → fired(sendingBody)",
+            .looking: "look 0 → fired(sendingBody)", .stop: "cancel none → stopped(sendingBody)",
+        ],
+        .stoppedUnfired: [
+            .armedByLastLook: "cancel → stopped(unfired)", .armedByStaleLook: "cancel → stopped(unfired)",
+            .looking: "look 0 → stopped(unfired)", .limitPassed: "no fire → stopped(unfired)",
+            .stop: "cancel none → stopped(unfired)",
+        ],
+        .stoppedFired: [
+            .armedByLastLook: "cancel → stopped(sendingBody)", .armedByStaleLook: "cancel → stopped(sendingBody)",
+            .looking: "look 0 → stopped(sendingBody)", .limitPassed: "no fire → stopped(sendingBody)",
+            .stop: "cancel none → stopped(sendingBody)",
+        ],
+    ]
+
+    /// A look arms one watch, and a watchdog fires once.
+    static let impossible: Set<String> = ["armed.armedByLastLook", "fired.limitPassed"]
+
+    static let cells = Start.allCases.flatMap { start in Event.allCases.map { (start, $0) } }
+
+    static func machine(in start: Start) -> Machine {
+        var machine = Machine()
+        let look = machine.looking()
+        switch start {
+        case .looking: break
+        case .armed: _ = machine.armed(5, byLook: look)
+        case .fired: _ = machine.limitPassed(in: .sendingBody)
+        case .stoppedUnfired: _ = machine.stop()
+        case .stoppedFired:
+            _ = machine.limitPassed(in: .sendingBody)
+            _ = machine.stop()
+        }
+        return machine
+    }
+
+    static func run(_ event: Event, in start: Start) -> String {
+        var machine = machine(in: start)
+        let answer: String
+        switch event {
+        case .armedByLastLook: answer = machine.armed(9, byLook: 1) ? "cancel" : "keep"
+        case .armedByStaleLook: answer = machine.armed(9, byLook: 0) ? "cancel" : "keep"
+        case .looking: answer = "look \(machine.looking())"
+        case .limitPassed: answer = machine.limitPassed(in: .sendingBody) ? "fire" : "no fire"
+        case .stop: answer = "cancel \(machine.stop().map(String.init) ?? "none")"
+        }
+        return "\(answer) → \(machine)"
+    }
+
+    @Test(arguments: cells.filter { table[$0.0]?[$0.1] != nil })
+    func anEventThatCanHappenAnswersAsTheTableSays(start: Start, event: Event) {
+        #expect(Self.run(event, in: start) == Self.table[start]?[event])
+    }
+
+    #if os(macOS) || os(Linux)
+        @Test(arguments: cells.filter { impossible.contains("\($0.0).\($0.1)") })
+        func anImpossibleEventStopsTheProcess(start: Start, event: Event) async {
+            await #expect(processExitsWith: .failure, "\(start).\(event)") { [start, event] in
+                _ = Self.run(event, in: start)
+            }
+        }
+    #endif
+
+    @Test func everyEventInEveryStateEitherAnswersOrIsNamedImpossible() {
+        let answered = Set(Self.cells.filter { Self.table[$0.0]?[$0.1] != nil }.map { "\($0.0).\($0.1)" })
+        #expect(answered.isDisjoint(with: Self.impossible), "a cell both answers and cannot happen")
+        #expect(answered.union(Self.impossible) == Set(Self.cells.map { "\($0.0).\($0.1)" }))
+    }
+}
