@@ -36,6 +36,11 @@ import NetworkLayer
 // --also-host HOST adds the bare and app-path sides again, on a CurlTransport of their own, to the same server named
 // by HOST, and AHC 64/host to it (`127.0.0.1` beside a BASE of `localhost`, or the other way round): what a host's
 // spelling changes.
+// --maximum-load X (1.0 by default) refuses to start while the machine's one-minute load average is above X: a run
+// that shares the machine with a build, a test or another benchmark measures them too, and a client that hops
+// between threads (AHC) loses more to that than one that does not (runs before 2026-12-08 had no such gate: AHC's
+// sides cost 205-274 µs a request there, 170-180 in a quiet one-process harness on the same code). The load average
+// is printed before each round, and AHC's own CPU a request beside every ratio to it.
 // --ca FILE trusts the PEM certificate authority in FILE, for an https BASE (a test CA): then the URLSession sides,
 // which cannot trust it on Linux without a delegate, are left out. Every client uses HTTP/2 where the server offers
 // it over TLS, HTTP/1.1 otherwise.
@@ -232,8 +237,25 @@ extension Array where Element == Double {
 guard let base = value(of: "--url").flatMap(URL.init(string:)) else {
     print(
         "usage: networklayer-peers --url BASE [--rounds N] [--only TEXT] [--one-thread] [--ca FILE] [--scale N]"
-            + " [--without-urlsession] [--slices N] [--server-pid PID] [--warm-up-rounds N] [--floor]")
+            + " [--without-urlsession] [--slices N] [--server-pid PID] [--warm-up-rounds N] [--floor]"
+            + " [--maximum-load X]")
     exit(2)
+}
+
+/// The one-minute load average (Linux: /proc/loadavg), `nil` where it cannot be read.
+func loadAverage() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+    return text.split(separator: " ").first.flatMap { Double($0) }
+}
+
+let maximumLoad = value(of: "--maximum-load").flatMap(Double.init) ?? 1.0
+if let load = loadAverage(), load > maximumLoad {
+    print(
+        String(
+            format: "refusing to start: the one-minute load average is %.2f, above %.2f (--maximum-load):", load,
+            maximumLoad)
+            + " the machine is running something else, which this benchmark would measure too")
+    exit(3)
 }
 let rounds = value(of: "--rounds").flatMap(Int.init) ?? 9
 let scale = max(1, value(of: "--scale").flatMap(Int.init) ?? 1)
@@ -392,6 +414,10 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
     var samples = Array(repeating: [RoundSample](), count: sides.count)
     let eachSlice = max(1, scenario.each / slices)
     for round in 0..<(warmUpRounds + rounds) {
+        // This benchmark's own rounds raise the average: it is printed, not checked, once the run has started.
+        print(
+            "\(scenario.name), round \(round + 1) of \(warmUpRounds + rounds): load average "
+                + (loadAverage().map { String(format: "%.2f", $0) } ?? "unknown"))
         var current = Array(repeating: RoundSample(), count: sides.count)
         for slice in 0..<slices {
             var generator = SplitMix64(seed: UInt64(round * slices + slice))
@@ -419,6 +445,9 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
     let ahcBestRate = samples[ahcBest].map(\.perSecond).median
     let ahcBestCPU = min(
         samples[ahcDefaultIndex].map(\.cpuMicroseconds).median, samples[ahc64Index].map(\.cpuMicroseconds).median)
+    // The CPU of the side the rates are compared with: a ratio means little without it (a loaded machine costs AHC
+    // more than a client that stays on one thread).
+    let ahcBestCPUOfItsOwn = samples[ahcBest].map(\.cpuMicroseconds).median
     // The URLSession sides first, as the table has always read; the server's CPU only where --server-pid gives it.
     let shown = Array(fastCount..<sides.count) + Array(0..<fastCount)
     let serverColumn = server != nil
@@ -444,7 +473,10 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
     }
     // Each round against AHC's best side in the same round: their slices took turns, so a swing of the machine's own
     // speed weighs on both.
-    print("each round's req/s × that of \(sides[ahcBest].name) in the same round: lowest, median, highest")
+    print(
+        "each round's req/s × that of \(sides[ahcBest].name) in the same round ("
+            + String(format: "%.0f req/s and %.1f CPU µs a request, medians", ahcBestRate, ahcBestCPUOfItsOwn)
+            + "): lowest, median, highest")
     for index in shown where index != ahcDefaultIndex && index != ahc64Index {
         let ratios = zip(samples[index], samples[ahcBest]).map { $0.perSecond / $1.perSecond }
         print(
@@ -455,7 +487,9 @@ for scenario in scenarios where only.map({ scenario.name.contains($0) }) ?? true
     // What middleware add to the CPU a request: each path against the bare path on the same transport.
     if let bareIndex = sides.firstIndex(where: { $0.name == "Curl bare" }) {
         let bareCPU = samples[bareIndex].map(\.cpuMicroseconds).median
-        print("CPU µs a request × Curl bare's (\(String(format: "%.1f", bareCPU)) µs):")
+        print(
+            "CPU µs a request × Curl bare's (\(String(format: "%.1f", bareCPU)) µs; \(sides[ahcBest].name)'s: "
+                + String(format: "%.1f µs", ahcBestCPUOfItsOwn) + "):")
         for index in shown where sides[index].name.hasPrefix("Curl ") && index != bareIndex {
             print(name(index) + String(format: " %6.2f×", samples[index].map(\.cpuMicroseconds).median / bareCPU))
         }
