@@ -94,8 +94,16 @@ struct CurlHostPool<Item> {
     private var waiting: [String: Line] = [:]
     /// The hosts whose last reply came over a protocol that multiplexes.
     private var multiplexing: Set<String> = []
-    /// Whether the transport was shut down: no new send is placed.
-    private var isClosed = false
+    /// Where the pool's life is: it places sends until the transport stops, then never again.
+    enum Lifecycle: Equatable {
+        /// New sends are placed.
+        case running
+        /// The transport stopped (``close()``): a new send is refused.
+        case closed
+    }
+
+    /// Where the pool's life is.
+    private(set) var lifecycle = Lifecycle.running
     /// Beyond this many hosts known to multiplex, the set starts again (they are learned again from their next reply).
     private static var multiplexingLimit: Int { 1024 }
 
@@ -111,7 +119,7 @@ struct CurlHostPool<Item> {
     /// connection to `host` (``leave(_:fromLoop:multiplexes:)`` then hands it out). `loads` are the loops' sends, in
     /// loop order, to choose the least busy loop.
     mutating func place(_ id: Int, _ item: Item, to host: String, loads: some Sequence<Int>) -> Placement {
-        guard !isClosed else { return .refused }
+        guard lifecycle == .running else { return .refused }
         let counts = running[host] ?? zeros
         let multiplexes = multiplexing.contains(host)
         var chosen: Int?
@@ -172,7 +180,7 @@ struct CurlHostPool<Item> {
 
     /// The transport stops: no new send is placed from now on, and every waiting send is taken out, to be answered.
     mutating func close() -> [Waiter] {
-        isClosed = true
+        lifecycle = .closed
         defer { waiting = [:] }
         return waiting.values.flatMap { line in
             var line = line
@@ -205,7 +213,7 @@ struct CurlHostPool<Item> {
     /// one after another would otherwise make it again each time); beyond ``hostLimit`` hosts, those with none
     /// running are forgotten. A count below zero is a send that left twice, or never came: it stops the process.
     private mutating func count(_ change: Int, to host: String, on loop: Int) {
-        guard (running[host]?[loop] ?? 0) + change >= 0 else {
+        if change < 0, (running[host]?[loop] ?? 0) + change < 0 {
             preconditionFailure("\(#function) \(change) to \(host) on loop \(loop), running \(running[host] ?? [])")
         }
         if running.count >= Self.hostLimit, running[host] == nil {

@@ -33,8 +33,11 @@ import NetworkLayerSupport
         private let load: CurlLoad
         /// When the loop's current wait ends by itself, in `DispatchTime` nanoseconds; set before each wait.
         private var waitEnds: UInt64 = 0
-        /// Whether the multi handle, the poller and the authorities' blob are freed (the loop stopped).
-        private var isReleased = false
+        /// The multi handle, the poller and the authorities' blob: held while the loop runs, freed once it stopped.
+        private enum Resources { case held, freed }
+
+        /// Whether the loop's libcurl resources are held or freed.
+        private var resources = Resources.held
         /// How many idle easy handles are kept for reuse.
         private static let idleLimit = 32
         /// The longest wait, in milliseconds, when libcurl has no timer set.
@@ -69,8 +72,8 @@ import NetworkLayerSupport
         /// blob every easy handle pointed at. Nothing calls libcurl with them after: the inbox is closed, so no one
         /// wakes the poller, and a caller that finds the loop free sees it stopped.
         func release() {
-            guard !isReleased else { return }
-            isReleased = true
+            guard resources == .held else { return }  // freed as the loop stopped; its deinit comes after
+            resources = .freed
             _ = nl_curl_multi_cleanup(multi)
             nl_curl_poller_free(poller)
             authorities?.deallocate()

@@ -92,7 +92,10 @@ import NetworkLayerSupport
         private let rules: CurlTransferRules
         private let deadlines = DeadlineMonitor()
         private let lastID = Locked(0)
-        /// What the transport has under way, and whether it takes work (``CurlTransportLifecycle``).
+        /// The sends under way, and whether the transport takes them (``CurlWorkGate``: no lock a send).
+        private let gate = CurlWorkGate()
+        /// The transport's life: running, draining for a shutdown, stopped, with its open WebSockets
+        /// (``CurlTransportLifecycle``).
         private let lifecycle = Locked(Lifecycle())
 
         /// The default cap on a response body: 100 MiB.
@@ -202,10 +205,13 @@ import NetworkLayerSupport
         /// - Parameter gracePeriod: How long the work in flight may take to finish. Defaults to 30 seconds.
         public func shutdown(gracePeriod: Duration = .seconds(30)) async {
             let lifecycle = self.lifecycle
+            let gate = self.gate
             let clock = Locked<Int?>(nil)
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let action = lifecycle.withLock { $0.shutDown(waiter: done) }
+                    // The gate closes under the lifecycle's lock, so that the last send's end, which takes it too,
+                    // finds the machine draining.
+                    let action = lifecycle.withLock { $0.shutDown(waiter: done, sendsUnderWay: gate.close()) }
                     if case .drain = action {
                         let (seconds, attoseconds) = gracePeriod.components
                         clock.withLock {
@@ -258,12 +264,12 @@ import NetworkLayerSupport
         /// Takes a send on: throws the error of a transport that was shut down, once ``shutdown(gracePeriod:)`` has
         /// been called. Each send taken ends with ``endWork()``.
         private func acceptWork(_ request: URLRequest) throws(NetworkError) {
-            guard lifecycle.withLock({ $0.accept() }) else { throw Self.shutDownError(for: request) }
+            guard gate.enter() else { throw Self.shutDownError(for: request) }
         }
 
-        /// A send taken by ``acceptWork(_:)`` ended.
+        /// A send taken by ``acceptWork(_:)`` ended; the last one of a shutdown tells the lifecycle.
         private func endWork() {
-            Self.carryOut(lifecycle.withLock { $0.sendEnded() })
+            if gate.leave() { Self.carryOut(lifecycle.withLock { $0.sendsEnded() }) }
         }
 
         /// The error of a send that a transport shut down refused or left unfinished: ``NetworkError/TransportFailure/other``,
@@ -288,7 +294,7 @@ import NetworkLayerSupport
         package var sendsOnLoops: Int { loops.loops.reduce(0) { $0 + $1.load } }
 
         /// Whether the transport takes work (``shutdown(gracePeriod:)`` has not been called), for tests.
-        package var isRunning: Bool { lifecycle.withLock { $0.isRunning } }
+        package var isRunning: Bool { gate.isOpen }
 
         /// How many sends run on the loops or wait in the pool for a connection, for tests.
         package var sendsInFlight: Int { loops.sendsInFlight }
@@ -477,7 +483,8 @@ import NetworkLayerSupport
                 key: .random(using: &generator), protocols: settings.subprotocols, extensions: offers)
             let id = nextID()
             let lifecycle = self.lifecycle
-            // The handshake counts as a send; once it succeeds, the socket counts until it is released.
+            // The handshake counts as a send; once it succeeds, the socket counts until it is released (noted before
+            // the handshake's send ends, so that a drain never sees neither).
             var opening: Lifecycle.Action?
             let socket: CurlWebSocket
             do {
@@ -494,6 +501,7 @@ import NetworkLayerSupport
                 endWork()
                 throw error
             }
+            endWork()
             if let opening {
                 Self.carryOut(opening)
                 if case .closeGoingAway = opening { throw Self.shutDownError(for: checked) }

@@ -1,30 +1,20 @@
-/// A ``CurlTransport``'s life as one value: what it has under way (sends whose callers wait or whose streamed body is
-/// still read, and the WebSockets it opened that have not ended), and whether it runs, drains its work for a
-/// shutdown, or has stopped. Events in, actions out; the transport carries the actions out after its lock, and the
-/// machine is tested without I/O.
+/// A ``CurlTransport``'s life as one value: whether it runs, drains its work for a shutdown, or has stopped, with the
+/// WebSockets it opened that have not ended, and whether sends are still under way as it drains. Events in, actions
+/// out; the transport carries the actions out after its lock, and the machine is tested without I/O.
 ///
-/// `running` → (``shutDown(waiter:)``) → `draining` → (the last work ends, or the grace period does) → `stopped`:
-/// the moment the last send or WebSocket ends, the shutdown's waiters are named, with no clock polling for it. An
-/// event that cannot happen in a state (a send ending that never started) stops the process.
+/// `running` → (``shutDown(waiter:sendsUnderWay:)``) → `draining` → (the last send and WebSocket end, or the grace
+/// period does) → `stopped`: the moment the last work ends, the shutdown's waiters are named, with no clock polling
+/// for it. The sends themselves are counted by the transport's ``CurlWorkGate`` (an atomic word, so that a send
+/// takes no lock to start or end), which tells the machine when the last one of a closed gate ends. An event that
+/// cannot happen in a state (the last send ending twice, a WebSocket ending that never opened) stops the process.
 struct CurlTransportLifecycle<Waiter, Socket> {
-    /// What the transport has under way.
-    struct Work {
-        /// Sends (a WebSocket's handshake included) that took work and have not ended.
-        var sends = 0
-        /// The WebSockets that are open or closing, by number.
-        var webSockets: [Int: Socket] = [:]
-
-        /// Whether nothing is under way.
-        var isEmpty: Bool { sends == 0 && webSockets.isEmpty }
-    }
-
     /// Where the transport is.
     enum State {
-        /// It takes work.
-        case running(Work)
+        /// It takes work; `webSockets` are the open ones, by number.
+        case running(webSockets: [Int: Socket])
         /// ``CurlTransport/shutdown(gracePeriod:)`` was called: no new work is taken, and what is under way may
         /// finish until the grace period ends; `waiters` are the shutdown calls that wait for that.
-        case draining(Work, waiters: [Waiter])
+        case draining(webSockets: [Int: Socket], sendsUnderWay: Bool, waiters: [Waiter])
         /// No work is taken or waited for: the loops stop, and what is left is answered with the shutdown's error.
         case stopped
     }
@@ -42,52 +32,62 @@ struct CurlTransportLifecycle<Waiter, Socket> {
     }
 
     /// Where the transport is now.
-    private(set) var state: State = .running(Work())
+    private(set) var state = State.running(webSockets: [:])
 
     // MARK: Events
 
-    /// A send, stream, upload or WebSocket handshake asks to start: whether it may (only while running).
-    mutating func accept() -> Bool {
-        guard case .running(var work) = state else { return false }
-        work.sends += 1
-        state = .running(work)
-        return true
-    }
-
-    /// A send taken by ``accept()`` ended: its caller has its answer, and a streamed body's reader has read it all
-    /// or gone.
-    mutating func sendEnded() -> Action {
+    /// A shutdown call: `waiter` is resumed once everything under way has ended or the grace period is over (at
+    /// once when nothing is under way, or the transport has stopped already). `sendsUnderWay` is what the gate held
+    /// as this call closed it (0 for every later call).
+    mutating func shutDown(waiter: Waiter, sendsUnderWay: Int) -> Action {
         switch state {
-        case .running(var work):
-            guard work.sends > 0 else { preconditionFailure("\(#function) in \(self)") }
-            work.sends -= 1
-            state = .running(work)
+        case .running(let webSockets):
+            guard sendsUnderWay > 0 || !webSockets.isEmpty else {
+                state = .stopped
+                return .stop([waiter])
+            }
+            state = .draining(webSockets: webSockets, sendsUnderWay: sendsUnderWay > 0, waiters: [waiter])
+            return .drain(closing: webSockets.sorted { $0.key < $1.key }.map(\.value))
+        case .draining(let webSockets, let sends, let waiters):
+            state = .draining(webSockets: webSockets, sendsUnderWay: sends, waiters: waiters + [waiter])
             return .none
-        case .draining(var work, let waiters):
-            guard work.sends > 0 else { preconditionFailure("\(#function) in \(self)") }
-            work.sends -= 1
-            return drained(work, waiters: waiters)
         case .stopped:
-            return .none  // answered by the stop, or finishing as it was taken out
+            return .stop([waiter])
         }
     }
 
-    /// A WebSocket handshake taken by ``accept()`` succeeded: the socket numbered `id` is open and counted until
-    /// ``webSocketEnded(_:)``; one that opens as the transport shuts down is closed at once.
+    /// The last send of the closed gate ended: its caller has its answer, and a streamed body's reader has read it
+    /// all or gone.
+    mutating func sendsEnded() -> Action {
+        switch state {
+        case .draining(let webSockets, true, let waiters):
+            return drained(webSockets, sendsUnderWay: false, waiters: waiters)
+        case .running, .draining(_, false, _):
+            preconditionFailure("\(#function) in \(self)")
+        case .stopped:
+            return .none  // the grace period ended first
+        }
+    }
+
+    /// A WebSocket handshake (a send the gate counts until it returns) succeeded: the socket numbered `id` is open
+    /// and counted until ``webSocketEnded(_:)``; one that opens as the transport shuts down is closed at once.
     mutating func webSocketOpened(_ id: Int, _ socket: Socket) -> Action {
         switch state {
-        case .running(var work):
-            guard work.sends > 0, work.webSockets[id] == nil else { preconditionFailure("\(#function) in \(self)") }
-            work.sends -= 1
-            work.webSockets[id] = socket
-            state = .running(work)
+        case .running(var webSockets):
+            guard webSockets.updateValue(socket, forKey: id) == nil else {
+                preconditionFailure("\(#function) in \(self)")
+            }
+            state = .running(webSockets: webSockets)
             return .none
-        case .draining(var work, let waiters):
-            guard work.sends > 0, work.webSockets[id] == nil else { preconditionFailure("\(#function) in \(self)") }
-            work.sends -= 1
-            work.webSockets[id] = socket
-            state = .draining(work, waiters: waiters)
+        case .draining(var webSockets, true, let waiters):
+            guard webSockets.updateValue(socket, forKey: id) == nil else {
+                preconditionFailure("\(#function) in \(self)")
+            }
+            state = .draining(webSockets: webSockets, sendsUnderWay: true, waiters: waiters)
             return .closeGoingAway(socket)
+        case .draining(_, false, _):
+            // Its handshake is a send under way: the gate cannot have emptied before it.
+            preconditionFailure("\(#function) in \(self)")
         case .stopped:
             return .closeGoingAway(socket)
         }
@@ -96,60 +96,29 @@ struct CurlTransportLifecycle<Waiter, Socket> {
     /// The WebSocket numbered `id` ended (closed, failed or dropped) and freed its connection.
     mutating func webSocketEnded(_ id: Int) -> Action {
         switch state {
-        case .running(var work):
-            guard work.webSockets.removeValue(forKey: id) != nil else {
-                preconditionFailure("\(#function) in \(self)")
-            }
-            state = .running(work)
+        case .running(var webSockets):
+            guard webSockets.removeValue(forKey: id) != nil else { preconditionFailure("\(#function) in \(self)") }
+            state = .running(webSockets: webSockets)
             return .none
-        case .draining(var work, let waiters):
-            guard work.webSockets.removeValue(forKey: id) != nil else {
-                preconditionFailure("\(#function) in \(self)")
-            }
-            return drained(work, waiters: waiters)
+        case .draining(var webSockets, let sends, let waiters):
+            guard webSockets.removeValue(forKey: id) != nil else { preconditionFailure("\(#function) in \(self)") }
+            return drained(webSockets, sendsUnderWay: sends, waiters: waiters)
         case .stopped:
             return .none  // one that opened after the stop, or ended after it
         }
     }
 
-    /// A shutdown call: `waiter` is resumed once everything under way has ended or the grace period is over (at
-    /// once when nothing is under way, or the transport has stopped already).
-    mutating func shutDown(waiter: Waiter) -> Action {
-        switch state {
-        case .running(let work):
-            guard !work.isEmpty else {
-                state = .stopped
-                return .stop([waiter])
-            }
-            state = .draining(work, waiters: [waiter])
-            return .drain(closing: work.webSockets.sorted { $0.key < $1.key }.map(\.value))
-        case .draining(let work, let waiters):
-            state = .draining(work, waiters: waiters + [waiter])
-            return .none
-        case .stopped:
-            return .stop([waiter])
-        }
-    }
-
     /// The grace period ended (its clock, or a shutdown call's cancellation): what is under way is left to the stop.
     mutating func gracePeriodEnded() -> Action {
-        guard case .draining(_, let waiters) = state else { return .none }  // a clock that outlived the drain
+        guard case .draining(_, _, let waiters) = state else { return .none }  // a clock that outlived the drain
         state = .stopped
         return .stop(waiters)
     }
 
-    // MARK: What the state says
-
-    /// Whether the transport takes work.
-    var isRunning: Bool {
-        if case .running = state { return true }
-        return false
-    }
-
-    /// The state after a drain's work shrank to `work`: stopped when nothing is left.
-    private mutating func drained(_ work: Work, waiters: [Waiter]) -> Action {
-        guard work.isEmpty else {
-            state = .draining(work, waiters: waiters)
+    /// The state after a drain's work shrank: stopped when nothing is left.
+    private mutating func drained(_ webSockets: [Int: Socket], sendsUnderWay: Bool, waiters: [Waiter]) -> Action {
+        guard !sendsUnderWay && webSockets.isEmpty else {
+            state = .draining(webSockets: webSockets, sendsUnderWay: sendsUnderWay, waiters: waiters)
             return .none
         }
         state = .stopped
@@ -158,29 +127,25 @@ struct CurlTransportLifecycle<Waiter, Socket> {
 }
 
 extension CurlTransportLifecycle: Sendable where Waiter: Sendable, Socket: Sendable {}
-extension CurlTransportLifecycle.Work: Sendable where Waiter: Sendable, Socket: Sendable {}
 extension CurlTransportLifecycle.State: Sendable where Waiter: Sendable, Socket: Sendable {}
 extension CurlTransportLifecycle.Action: Sendable where Waiter: Sendable, Socket: Sendable {}
 
 extension CurlTransportLifecycle: CustomStringConvertible {
-    /// The state, for a trap's message: "running(1 send, 2 WebSockets)".
+    /// The state, for a trap's message: "running(2 WebSockets)".
     var description: String { state.description }
 }
 
-extension CurlTransportLifecycle.Work: CustomStringConvertible {
-    /// "1 send, 2 WebSockets".
-    var description: String {
-        "\(sends) send\(sends == 1 ? "" : "s"), \(webSockets.count) WebSocket\(webSockets.count == 1 ? "" : "s")"
-    }
-}
-
 extension CurlTransportLifecycle.State: CustomStringConvertible {
-    /// "running(…)", "draining(…, 1 waiter)" or "stopped".
+    /// "running(1 WebSocket)", "draining(sends, 0 WebSockets, 1 waiting)" or "stopped".
     var description: String {
+        func count(_ webSockets: [Int: Socket]) -> String {
+            "\(webSockets.count) WebSocket\(webSockets.count == 1 ? "" : "s")"
+        }
         switch self {
-        case .running(let work): "running(\(work))"
-        case .draining(let work, let waiters): "draining(\(work), \(waiters.count) waiting)"
-        case .stopped: "stopped"
+        case .running(let webSockets): return "running(\(count(webSockets)))"
+        case .draining(let webSockets, let sends, let waiters):
+            return "draining(\(sends ? "sends" : "no sends"), \(count(webSockets)), \(waiters.count) waiting)"
+        case .stopped: return "stopped"
         }
     }
 }
