@@ -103,7 +103,7 @@ struct CurlHostPool<Item> {
     }
 
     /// Where the pool's life is.
-    private(set) var lifecycle = Lifecycle.running
+    private var lifecycle = Lifecycle.running
     /// Beyond this many hosts known to multiplex, the set starts again (they are learned again from their next reply).
     private static var multiplexingLimit: Int { 1024 }
 

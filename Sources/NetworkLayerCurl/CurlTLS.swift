@@ -39,22 +39,17 @@ import NetworkLayerSupport
             return copy
         }
 
-        /// The error for `code` when it is a TLS failure the package recognizes: ``NetworkError/TransportFailure/
-        /// insecureConnection`` whose `URLError` says which check failed; `nil` for any other failure.
+        /// The error of a connection libcurl could not open or secure (a send's transfer, a WebSocket's connect), the
+        /// one rule of both: a TLS failure the package recognizes is ``NetworkError/TransportFailure/insecureConnection``
+        /// whose `URLError` says which check failed; any other is the code's `URLError` in its category.
         ///
         /// - Parameter description: libcurl's words for the failure (its error buffer, or the code's text), which
         ///   name the check.
-        static func error(for code: CurlCode, description: String, url: URL?) -> NetworkError? {
-            guard code.isTLS, let failure = TLSFailure(message: description) else { return nil }
-            return failure.error(message: description, url: url)
-        }
-
-        /// The error of a connection libcurl could not open or secure (a send's transfer, a WebSocket's connect):
-        /// the TLS failure the package recognizes (``error(for:description:url:)``), otherwise the code's `URLError`
-        /// in its category. The one fallback of both.
         static func connectionError(for code: CurlCode, description: String, url: URL?) -> NetworkError {
-            error(for: code, description: description, url: url)
-                ?? NetworkError(transportError: URLError(code.urlErrorCode, description: description, url: url))
+            if code.isTLS, let failure = TLSFailure(message: description) {
+                return failure.error(message: description, url: url)
+            }
+            return NetworkError(transportError: URLError(code.urlErrorCode, description: description, url: url))
         }
 
         /// libcurl's words for a failure: the handle's error buffer when it holds any, otherwise the code's text;

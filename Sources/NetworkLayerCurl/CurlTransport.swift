@@ -206,7 +206,7 @@ import NetworkLayerSupport
         public func shutdown(gracePeriod: Duration = .seconds(30)) async {
             let lifecycle = self.lifecycle
             let gate = self.gate
-            let clock = Locked<Int?>(nil)
+            var clock: Int?  // the grace period's watch, set (at most once) before the wait
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                     // The gate closes under the lifecycle's lock, so that the last send's end, which takes it too,
@@ -214,10 +214,8 @@ import NetworkLayerSupport
                     let action = lifecycle.withLock { $0.shutDown(waiter: done, sendsUnderWay: gate.close()) }
                     if case .drain = action {
                         let (seconds, attoseconds) = gracePeriod.components
-                        clock.withLock {
-                            $0 = deadlines.watch(seconds: Double(seconds) + Double(attoseconds) / 1e18) {
-                                Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() })
-                            }
+                        clock = deadlines.watch(seconds: Double(seconds) + Double(attoseconds) / 1e18) {
+                            Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() })
                         }
                     }
                     Self.carryOut(action)
@@ -227,7 +225,7 @@ import NetworkLayerSupport
             } onCancel: {
                 Self.carryOut(lifecycle.withLock { $0.gracePeriodEnded() })
             }
-            if let watch = clock.withLock({ $0 }) { deadlines.cancel(watch) }
+            if let clock { deadlines.cancel(clock) }
             loops.stop()
             await loops.stopped()
         }
@@ -400,7 +398,7 @@ import NetworkLayerSupport
                 throw error
             }
             bodyTakesOver = true
-            stream.whenEnded { _, _ in withExtendedLifetime(self) { self.endWork() } }
+            stream.whenEnded { _, _ in self.endWork() }  // holds the transport, as the body's producer does
             return (stream.body(expectedLength: ResponseBody.expectedLength(of: response)), response)
         }
 

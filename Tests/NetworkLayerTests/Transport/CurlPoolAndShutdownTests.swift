@@ -177,6 +177,33 @@
             #expect(server.requests.count == 2, "the waiting send never reached the server")
         }
 
+        @Test func cancellingTheShutdownsTaskEndsItsGracePeriodAtOnce() async throws {
+            let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
+            let server = try TestHTTPServer { _ in
+                arrived.yield()
+                return .hang
+            }
+            defer { server.stop() }
+            let transport = try CurlTransport()
+            var hanging = URLRequest(url: server.baseURL.appendingPathComponent("hang"))
+            hanging.timeoutInterval = 3600
+            let inFlight = Task { [hanging] in try await transport.send(hanging) }
+            var iterator = arrivals.makeAsyncIterator()
+            try #require(await iterator.next() != nil)
+            // An hour's grace, longer than the suite's time limit: only the cancellation can end it.
+            let shutdown = Task { await transport.shutdown(gracePeriod: .seconds(3600)) }
+            for _ in 0..<1_000 where transport.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            try #require(!transport.isRunning)
+            shutdown.cancel()
+            await shutdown.value
+            do {
+                _ = try await inFlight.value
+                Issue.record("the send the server never answered succeeded")
+            } catch {
+                #expect(isShutDownError(error), "\(error)")
+            }
+        }
+
         @Test func aShutdownLetsAStreamedBodyBeReadToItsEndAndReturnsWithoutWaitingOutItsGracePeriod() async throws {
             // 8 MiB: the transfer pauses while the reader is behind, so it is still under way as the shutdown starts.
             let size = 8 << 20
@@ -192,7 +219,9 @@
             let (body, _) = try await transport.stream(request)
             // A grace period longer than the suite's time limit: the shutdown returns as the body's reader is done.
             let shutdown = Task { await transport.shutdown(gracePeriod: .seconds(3600)) }
-            for _ in 0..<500 where transport.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            // The shutdown's first step closes the transport to new work: the test waits for that event, looking every
+            // 10 ms (at most 10 s on a loaded machine), and asserts no time.
+            for _ in 0..<1_000 where transport.isRunning { try await Task.sleep(for: .milliseconds(10)) }
             try #require(!transport.isRunning)
             var received = 0
             for try await chunk in body { received += chunk.count }
